@@ -1,0 +1,306 @@
+import { BigDecimal, Effect, Either, Option } from "effect"
+import type { CreateRfqRequest } from "../api/RfqRequests.js"
+import { AccountStore } from "../accounts/AccountStore.js"
+import { isMultipleOf, roundToStep } from "../domain/Decimal.js"
+import { type ApiError, apiError } from "../domain/Errors.js"
+import { type Instrument, legExpiryField, parseInstrument } from "../domain/Instrument.js"
+import type { QuoteCurrency, SettlementOption } from "../domain/Primitives.js"
+import { directionSign } from "../domain/Primitives.js"
+import { quoteCurrenciesFor, resolveQuoteCurrency } from "../domain/QuoteCurrencies.js"
+import { legAmount, parseRatio } from "../domain/Ratio.js"
+import { splitAmountStep, validateMinimumBlockAmounts } from "../domain/Split.js"
+import { classifyStrategy, describeStructure, rfqKind } from "../domain/Strategy.js"
+import { decString } from "../rfq/Dec.js"
+import type { Caller, HedgeRecord, LegContract, LegRecord, RfqRecord, SettlementAccount } from "../rfq/RfqRecord.js"
+import { Pricing } from "../services/Pricing.js"
+import { type VenueInstrument, Venues } from "../services/Venues.js"
+
+const fail = (e: ApiError) => Effect.fail(e)
+const orFail = <A>(e: Either.Either<A, ApiError>) => (Either.isLeft(e) ? Effect.fail(e.left) : Effect.succeed(e.right))
+
+/** The settlement option whose quote currency the RFQ's own prices (markPrice) are in. */
+export const pricingOption = (rfq: Pick<RfqRecord, "settlementOptions" | "quoteCurrencies" | "quoteCurrency">) =>
+  rfq.settlementOptions.find((o) => rfq.quoteCurrencies[o] === rfq.quoteCurrency) ?? rfq.settlementOptions[0]!
+
+const contractOf = (i: VenueInstrument): LegContract => ({
+  instrumentId: i.instrumentId,
+  venueName: i.venueName,
+  quoteCurrency: i.quoteCurrency
+})
+
+/**
+ * Everything `POST /rfq/{id}` checks that needs the venues, the desk's credentials or the makers,
+ * and the record it builds. The request was already decoded by its schema (split rules 1–3 there).
+ */
+export const buildRfq = (
+  caller: Caller,
+  req: CreateRfqRequest,
+  ids: { readonly id: number; readonly now: number; readonly ttlMs: number }
+) =>
+  Effect.gen(function* () {
+    const venues = yield* Venues
+    const pricing = yield* Pricing
+    const accounts = yield* AccountStore
+    const options = req.settlementOptions
+
+    // Legs: names, ratios, one base currency, one kind.
+    const parsed: Array<{ instrument: Instrument; ratio: BigDecimal.BigDecimal }> = []
+    for (const [i, leg] of req.legs.entries()) {
+      const instrument = yield* orFail(parseInstrument(leg.instrumentName))
+      if (instrument.base !== req.baseCurrency) {
+        return yield* fail(
+          apiError("invalidRequest", `legs[${i}].instrumentName: ${leg.instrumentName} is not a ${req.baseCurrency} instrument`)
+        )
+      }
+      parsed.push({ instrument, ratio: yield* orFail(parseRatio(leg.ratio, `legs[${i}].ratio`)) })
+    }
+    const kind = yield* orFail(rfqKind(parsed))
+    const quoteCurrency: QuoteCurrency = yield* orFail(resolveQuoteCurrency(req.baseCurrency, kind, req.quoteCurrency))
+    const quoteCurrencies = quoteCurrenciesFor(req.baseCurrency, quoteCurrency, options)
+
+    // Every leg (and the hedge) must exist on every chosen venue, in the contract its currency picks.
+    const legContracts: Array<Partial<Record<SettlementOption, VenueInstrument>>> = []
+    for (const [i, leg] of req.legs.entries()) {
+      const byOption: Partial<Record<SettlementOption, VenueInstrument>> = {}
+      for (const option of options) {
+        const found = yield* venues.resolve(option, leg.instrumentName, quoteCurrency)
+        if (Option.isNone(found)) {
+          return yield* fail(
+            apiError("instrumentNotFoundForLeg", `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`)
+          )
+        }
+        byOption[option] = found.value
+      }
+      legContracts.push(byOption)
+    }
+    let hedgeContracts: Partial<Record<SettlementOption, VenueInstrument>> | undefined
+    let hedgeExpiry: string | undefined
+    if (req.hedge !== undefined) {
+      const hedgeInstrument = parseInstrument(req.hedge.instrumentName)
+      if (Either.isLeft(hedgeInstrument)) return yield* fail(hedgeInstrument.left)
+      const hk = hedgeInstrument.right.kind
+      if (hk === "option" || hedgeInstrument.right.base !== req.baseCurrency) {
+        return yield* fail(
+          apiError("invalidRequest", `hedge.instrumentName: must be a ${req.baseCurrency} future or perpetual`)
+        )
+      }
+      hedgeExpiry = hk === "perpetual" ? undefined : legExpiryField(hedgeInstrument.right)
+      hedgeContracts = {}
+      for (const option of options) {
+        const found = yield* venues.resolve(option, req.hedge.instrumentName, quoteCurrency)
+        if (Option.isNone(found)) {
+          return yield* fail(
+            apiError("instrumentNotFoundForHedge", `hedge: ${req.hedge.instrumentName} is not listed on ${option}`)
+          )
+        }
+        const contract = found.value
+        if (!isMultipleOf(req.hedge.price, contract.tickSize)) {
+          return yield* fail(apiError("invalidPrice", `hedge.price: not a multiple of the tick ${decString(contract.tickSize)}`))
+        }
+        if (!isMultipleOf(req.hedge.amount, contract.amountStep)) {
+          return yield* fail(
+            apiError("invalidRequest", `hedge.amount: not a multiple of the venue's amount step ${decString(contract.amountStep)}`)
+          )
+        }
+        hedgeContracts[option] = contract
+      }
+    }
+
+    // Settlement accounts: settlementAccounts if given, else settlementCredentials, else the desk's
+    // default credentials for each venue.
+    const desk = yield* accounts.credentialsOfDesk(caller.deskId)
+    const settlementAccounts: Partial<Record<SettlementOption, ReadonlyArray<SettlementAccount>>> = {}
+    for (const option of options) {
+      const split = req.settlementAccounts?.[option]
+      const single = req.settlementAccounts === undefined ? req.settlementCredentials?.[option] : undefined
+      let list: ReadonlyArray<SettlementAccount>
+      if (split !== undefined) {
+        list = split.map((a) => ({ credentialsId: a.credentialsId, percentage: decString(a.percentage) }))
+      } else if (single !== undefined) {
+        list = [{ credentialsId: single, percentage: "100" }]
+      } else if (req.settlementAccounts !== undefined) {
+        return yield* fail(apiError("invalidRequest", `settlementAccounts.${option}: accounts are required for every settlement option`))
+      } else {
+        const fallback = desk.find((c) => c.exchange === option && c.isExchangeDefault) ?? desk.find((c) => c.exchange === option)
+        if (fallback === undefined) {
+          return yield* fail(
+            apiError("invalidRequest", `settlementCredentials.${option}: the desk has no ${option} credentials`)
+          )
+        }
+        list = [{ credentialsId: fallback.id, percentage: "100" }]
+      }
+      for (const account of list) {
+        const row = desk.find((c) => c.id === account.credentialsId)
+        if (row === undefined) {
+          return yield* fail(apiError("credentialsNotFound", `credentialsId ${account.credentialsId}`))
+        }
+        if (row.exchange !== option) {
+          return yield* fail(
+            apiError("invalidRequest", `credentialsId ${row.id} (${row.alias}) is for ${row.exchange}, not ${option}`)
+          )
+        }
+        const permissions = yield* venues.permissions(option, { credentialsId: row.id, clientId: row.clientId })
+        if (!permissions.blockRfq || !permissions.blockTrade) {
+          return yield* fail(
+            apiError(
+              "invalidRequest",
+              `credentialsId ${row.id} (${row.alias}) needs read/write access for BlockRFQ and BlockTrade on ${option}`
+            )
+          )
+        }
+      }
+      settlementAccounts[option] = list
+    }
+
+    // Makers: they must exist and trade through the option they are invited on.
+    const makers = yield* accounts.makers
+    const makerMap: Partial<Record<SettlementOption, ReadonlyArray<string>>> = {}
+    for (const option of options) {
+      const invited = req.makers[option]
+      if (invited === undefined) continue
+      for (const makerId of invited) {
+        const maker = makers.find((m) => m.makerId === makerId)
+        if (maker === undefined) return yield* fail(apiError("makerNotFound", `makers.${option}: ${makerId}`))
+        if (maker.deskId === caller.deskId) {
+          return yield* fail(apiError("invalidRequest", `makers.${option}: ${makerId} is the caller's own desk`))
+        }
+        const makerCredentials = yield* accounts.credentialsOfDesk(maker.deskId)
+        if (!makerCredentials.some((c) => c.exchange === option)) {
+          return yield* fail(apiError("invalidRequest", `makers.${option}: ${makerId} cannot trade through ${option}`))
+        }
+      }
+      makerMap[option] = invited
+    }
+
+    // Split rule 4: every account's share of every leg meets the venue's minimum block amount.
+    const amount = req.amount
+    const splitLegs = parsed.map((p, i) => ({ instrumentName: req.legs[i]!.instrumentName, ratio: p.ratio }))
+    yield* orFail(
+      validateMinimumBlockAmounts(
+        amount,
+        splitLegs,
+        options.map((option) => ({
+          settlementOption: option,
+          accounts: (settlementAccounts[option] ?? []).map((a) => ({
+            credentialsId: a.credentialsId,
+            percentage: BigDecimal.unsafeFromString(a.percentage)
+          })),
+          venueLeg: (i: number) => legContracts[i]![option]!
+        }))
+      )
+    )
+    for (const option of options) {
+      const rules = legContracts.map((c) => c[option]!)
+      const step = splitAmountStep(rules)
+      if (!isMultipleOf(amount, step)) {
+        return yield* fail(apiError("invalidRequest", `amount: must be a multiple of ${decString(step)} on ${option}`))
+      }
+    }
+
+    // Marks and split rule 5: each account must pass the venue's block trade simulation.
+    const markOption = pricingOption({ settlementOptions: options, quoteCurrencies, quoteCurrency })
+    let markPrice = BigDecimal.unsafeFromString("0")
+    for (const [i, p] of parsed.entries()) {
+      const contract = legContracts[i]![markOption]!
+      const mark = yield* pricing.mark(contract)
+      const term = BigDecimal.multiply(p.ratio, mark)
+      markPrice = BigDecimal.sum(markPrice, directionSign(req.legs[i]!.direction) === 1 ? term : BigDecimal.negate(term))
+    }
+    for (const option of options) {
+      const list = settlementAccounts[option]!
+      const shareStep = splitAmountStep(legContracts.map((c) => c[option]!))
+      for (const account of list) {
+        const row = desk.find((c) => c.id === account.credentialsId)!
+        const share = BigDecimal.normalize(
+          roundToStep(
+            BigDecimal.unsafeDivide(BigDecimal.multiply(amount, BigDecimal.unsafeFromString(account.percentage)), BigDecimal.unsafeFromString("100")),
+            shareStep
+          )
+        )
+        const legs = yield* Effect.forEach(parsed, (p, i) =>
+          Effect.gen(function* () {
+            const contract = legContracts[i]![option]!
+            const mark = yield* pricing.mark(contract)
+            const band = venues.priceBand(contract, mark)
+            const onTick = roundToStep(mark, contract.tickSize)
+            const price = BigDecimal.lessThan(onTick, band.low) ? band.low : BigDecimal.greaterThan(onTick, band.high) ? band.high : onTick
+            return {
+              instrument: contract,
+              direction: req.legs[i]!.direction,
+              price: roundToStep(price, contract.tickSize),
+              amount: BigDecimal.normalize(BigDecimal.multiply(share, p.ratio))
+            }
+          })
+        )
+        const simulated = yield* venues
+          .simulateBlockTrade({
+            venue: option,
+            idempotencyKey: `simulation-${ids.id}-${row.id}`,
+            maker: { credentialsId: 0, clientId: "" },
+            taker: { credentialsId: row.id, clientId: row.clientId },
+            legs
+          })
+          .pipe(Effect.either)
+        if (Either.isLeft(simulated)) {
+          return yield* fail(
+            apiError("invalidRequest", `settlementAccounts.${option}: credentialsId ${row.id} (${row.alias}) failed the venue's block trade simulation: ${simulated.left.reason}`)
+          )
+        }
+      }
+    }
+
+    const strategyLegs = parsed.map((p, i) => ({ instrument: p.instrument, direction: req.legs[i]!.direction, ratio: p.ratio }))
+    const strategy = classifyStrategy(strategyLegs, req.hedge === undefined ? undefined : { direction: req.hedge.direction })
+    const legs: Array<LegRecord> = parsed.map((p, i) => {
+      const leg = req.legs[i]!
+      const contracts: Partial<Record<SettlementOption, LegContract>> = {}
+      for (const option of options) contracts[option] = contractOf(legContracts[i]![option]!)
+      return {
+        instrumentName: leg.instrumentName,
+        direction: leg.direction,
+        ratio: decString(p.ratio),
+        amount: decString(legAmount(amount, p.ratio)),
+        price: leg.price === undefined ? undefined : decString(leg.price),
+        expiry: p.instrument.kind === "perpetual" ? undefined : legExpiryField(p.instrument),
+        contracts
+      }
+    })
+    let hedge: HedgeRecord | undefined
+    if (req.hedge !== undefined && hedgeContracts !== undefined) {
+      const contracts: Partial<Record<SettlementOption, LegContract>> = {}
+      for (const option of options) contracts[option] = contractOf(hedgeContracts[option]!)
+      hedge = {
+        instrumentName: req.hedge.instrumentName,
+        direction: req.hedge.direction,
+        amount: decString(req.hedge.amount),
+        price: decString(req.hedge.price),
+        expiry: hedgeExpiry,
+        contracts
+      }
+    }
+    const record: RfqRecord = {
+      id: ids.id,
+      requestId: req.requestId,
+      takerDeskId: caller.deskId,
+      takerUserId: caller.userId,
+      label: req.label,
+      kind,
+      strategy,
+      description: describeStructure(strategyLegs, strategy),
+      baseCurrency: req.baseCurrency,
+      quoteCurrency,
+      quoteCurrencies,
+      amount: decString(amount),
+      anonymous: req.anonymous,
+      settlementOptions: options,
+      settlementAccounts,
+      split: req.settlementAccounts !== undefined,
+      makers: makerMap,
+      legs,
+      hedge,
+      markPrice: decString(markPrice),
+      createdAt: ids.now,
+      expiresAt: ids.now + ids.ttlMs
+    }
+    return record
+  })

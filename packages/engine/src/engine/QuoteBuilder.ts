@@ -1,0 +1,148 @@
+import { BigDecimal, Effect, Option } from "effect"
+import { AccountStore } from "../accounts/AccountStore.js"
+import type { CreateQuoteRequest, UpdateQuoteRequest } from "../api/QuoteRequests.js"
+import { type ApiError, apiError } from "../domain/Errors.js"
+import type { Direction, SettlementOption } from "../domain/Primitives.js"
+import { decString } from "../rfq/Dec.js"
+import { type LegMarket, type QuoteCandidate, makerLegDirection, structurePriceOf } from "../rfq/QuoteRules.js"
+import type { Caller, LegContract, QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
+import { Pricing } from "../services/Pricing.js"
+import { type VenueInstrument, Venues } from "../services/Venues.js"
+
+type QuoteFields = Pick<CreateQuoteRequest, "amount" | "settlementOption" | "settlementCredentials" | "legs" | "hedge" | "label">
+
+/** The venue contract behind a leg's stored contract reference, with its rules. */
+export const venueInstrumentOf = (option: SettlementOption, instrumentName: string, contract: LegContract | undefined) =>
+  Effect.gen(function* () {
+    const venues = yield* Venues
+    if (contract === undefined) return yield* Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
+    const found = yield* venues.resolve(option, instrumentName, contract.quoteCurrency)
+    if (Option.isNone(found)) {
+      return yield* Effect.fail(apiError("failedToFetchInstrumentForLeg", `${instrumentName} is no longer listed on ${option}`))
+    }
+    return found.value
+  })
+
+const marketOf = (instrument: VenueInstrument) =>
+  Effect.gen(function* () {
+    const venues = yield* Venues
+    const pricing = yield* Pricing
+    const mark = yield* pricing.mark(instrument)
+    const band = venues.priceBand(instrument, mark)
+    const market: LegMarket = {
+      tick: decString(instrument.tickSize),
+      low: decString(band.low),
+      high: decString(band.high),
+      amountStep: decString(instrument.amountStep),
+      minBlockAmount: decString(instrument.minBlockAmount)
+    }
+    return market
+  })
+
+/**
+ * Builds the quote a maker's request describes, with every venue fact the RFQ actor's pure rules
+ * need. Checks that need the desk's data (its credentials) are made here; the RFQ's rules are the
+ * actor's.
+ */
+export const buildQuoteCandidate = (
+  caller: Caller,
+  rfq: RfqRecord,
+  req: QuoteFields,
+  identity: {
+    readonly id: number
+    readonly direction: Direction
+    readonly createdAt: number
+    readonly now: number
+  }
+): Effect.Effect<QuoteCandidate, ApiError, AccountStore | Venues | Pricing> =>
+  Effect.gen(function* () {
+    const accounts = yield* AccountStore
+    const option = req.settlementOption
+    if (!rfq.settlementOptions.includes(option)) {
+      return yield* Effect.fail(
+        apiError("invalidRequest", `settlementOption: ${option} is not a settlement option of the RFQ (${rfq.settlementOptions.join(", ")})`)
+      )
+    }
+    const desk = yield* accounts.credentialsOfDesk(caller.deskId)
+    let credentialsId: number
+    if (req.settlementCredentials !== undefined) {
+      const row = desk.find((c) => c.id === req.settlementCredentials)
+      if (row === undefined) return yield* Effect.fail(apiError("credentialsNotFound", `settlementCredentials ${req.settlementCredentials}`))
+      if (row.exchange !== option) {
+        return yield* Effect.fail(apiError("invalidRequest", `settlementCredentials: ${row.alias} is for ${row.exchange}, not ${option}`))
+      }
+      credentialsId = row.id
+    } else {
+      const row = desk.find((c) => c.exchange === option && c.isExchangeDefault) ?? desk.find((c) => c.exchange === option)
+      if (row === undefined) return yield* Effect.fail(apiError("invalidRequest", `settlementCredentials: the desk has no ${option} credentials`))
+      credentialsId = row.id
+    }
+    const byName = new Map(req.legs.map((l) => [l.instrumentName, l]))
+    for (const l of req.legs) {
+      if (!rfq.legs.some((r) => r.instrumentName === l.instrumentName)) {
+        return yield* Effect.fail(apiError("invalidRequest", `legs: ${l.instrumentName} is not a leg of the RFQ`))
+      }
+    }
+    const amount = req.amount
+    const legMarkets: Array<LegMarket> = []
+    const legs: Array<QuoteRecord["legs"][number]> = []
+    for (const [i, leg] of rfq.legs.entries()) {
+      const sent = byName.get(leg.instrumentName)
+      if (sent === undefined) return yield* Effect.fail(apiError("invalidRequest", `legs: ${leg.instrumentName} is missing`))
+      const instrument = yield* venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
+      legMarkets.push(yield* marketOf(instrument))
+      legs.push({
+        instrumentName: leg.instrumentName,
+        instrumentId: instrument.instrumentId,
+        direction: makerLegDirection(identity.direction, leg),
+        price: decString(sent.price),
+        amount: decString(BigDecimal.multiply(amount, BigDecimal.unsafeFromString(leg.ratio)))
+      })
+      void i
+    }
+    let hedge: QuoteRecord["hedge"]
+    let hedgeMarket: LegMarket | undefined
+    if (rfq.hedge !== undefined) {
+      const sentPrice = req.hedge?.price ?? BigDecimal.unsafeFromString(rfq.hedge.price)
+      const name = req.hedge?.instrumentName ?? rfq.hedge.instrumentName
+      const instrument = yield* venueInstrumentOf(option, rfq.hedge.instrumentName, rfq.hedge.contracts[option])
+      hedgeMarket = yield* marketOf(instrument)
+      hedge = {
+        instrumentName: name,
+        instrumentId: instrument.instrumentId,
+        direction: identity.direction === "sell" ? rfq.hedge.direction : rfq.hedge.direction === "buy" ? "sell" : "buy",
+        price: decString(sentPrice),
+        amount: rfq.hedge.amount
+      }
+    } else if (req.hedge !== undefined) {
+      hedge = {
+        instrumentName: req.hedge.instrumentName,
+        instrumentId: 0,
+        direction: identity.direction,
+        price: decString(req.hedge.price),
+        amount: "0"
+      }
+    }
+    const quote: QuoteRecord = {
+      id: identity.id,
+      rfqId: rfq.id,
+      makerId: caller.makerId ?? "",
+      makerDeskId: caller.deskId,
+      makerUserId: caller.userId,
+      label: req.label,
+      direction: identity.direction,
+      settlementOption: option,
+      settlementCredentials: credentialsId,
+      quoteCurrency: rfq.quoteCurrencies[option] ?? rfq.quoteCurrency,
+      amount: decString(amount),
+      price: structurePriceOf(rfq.legs, legs.map((l) => l.price)),
+      legs,
+      hedge,
+      status: "active",
+      createdAt: identity.createdAt,
+      updatedAt: identity.now
+    }
+    return { quote, caller, legMarkets, hedgeMarket, now: identity.now }
+  })
+
+export type { QuoteFields, UpdateQuoteRequest }

@@ -1,0 +1,137 @@
+import { BigDecimal, Effect, Either, Option } from "effect"
+import { AccountStore } from "../accounts/AccountStore.js"
+import { allocateSplit, splitAmountStep } from "../domain/Split.js"
+import { dec, decString } from "../rfq/Dec.js"
+import { makerLegDirection } from "../rfq/QuoteRules.js"
+import type { AllocationRecord, QuoteRecord, RfqRecord, TradeRecord } from "../rfq/RfqRecord.js"
+import { type BlockTradeLeg, type ExecutedBlockTrade, Venues } from "../services/Venues.js"
+import { venueInstrumentOf } from "./QuoteBuilder.js"
+
+/**
+ * Settlement of an accepted quote: the accounts of the quote's settlement option, the split of the
+ * traded amount on the venue's step, and one block trade per account, each under its own
+ * idempotency key so that a retry (or a restart's reconciliation) never executes it twice.
+ */
+export const planTrade = (
+  rfq: RfqRecord,
+  quote: QuoteRecord,
+  ids: { readonly tradeId: number; readonly allocationIds: ReadonlyArray<number>; readonly now: number }
+) =>
+  Effect.gen(function* () {
+    const option = quote.settlementOption
+    const accounts = rfq.settlementAccounts[option] ?? []
+    const instruments = yield* Effect.forEach(rfq.legs, (leg) => venueInstrumentOf(option, leg.instrumentName, leg.contracts[option]))
+    const step = splitAmountStep(instruments)
+    const amounts = allocateSplit(
+      dec(quote.amount),
+      accounts.map((a) => ({ credentialsId: a.credentialsId, percentage: dec(a.percentage) })),
+      step
+    )
+    const allocations: Array<AllocationRecord> = accounts.map((a, i) => ({
+      id: ids.allocationIds[i]!,
+      credentialsId: a.credentialsId,
+      percentage: a.percentage,
+      amount: decString(amounts[i]!),
+      status: "pending",
+      idempotencyKey: `rfq-${rfq.id}-trade-${ids.tradeId}-account-${a.credentialsId}`,
+      updatedAt: ids.now
+    }))
+    const trade: TradeRecord = {
+      id: ids.tradeId,
+      rfqId: rfq.id,
+      quoteId: quote.id,
+      makerId: quote.makerId,
+      makerDeskId: quote.makerDeskId,
+      settlementOption: option,
+      makerDirection: quote.direction,
+      price: quote.price,
+      amount: quote.amount,
+      filledAmount: "0",
+      createdAt: ids.now,
+      allocations
+    }
+    return trade
+  })
+
+/** The legs of one allocation's block trade: every RFQ leg (and the hedge) at the quote's prices. */
+const blockTradeLegs = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeRecord, allocation: AllocationRecord) =>
+  Effect.gen(function* () {
+    const option = trade.settlementOption
+    const share = dec(allocation.amount)
+    const legs: Array<BlockTradeLeg> = []
+    for (const [i, leg] of rfq.legs.entries()) {
+      const instrument = yield* venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
+      legs.push({
+        instrument,
+        direction: makerLegDirection(quote.direction, leg),
+        price: dec(quote.legs[i]!.price),
+        amount: BigDecimal.normalize(BigDecimal.multiply(share, dec(leg.ratio)))
+      })
+    }
+    if (rfq.hedge !== undefined && quote.hedge !== undefined) {
+      const instrument = yield* venueInstrumentOf(option, rfq.hedge.instrumentName, rfq.hedge.contracts[option])
+      // The hedge scales with the traded share of the RFQ amount, on the hedge's own step.
+      const scaled = BigDecimal.unsafeDivide(BigDecimal.multiply(dec(rfq.hedge.amount), share), dec(rfq.amount))
+      const steps = BigDecimal.unsafeDivide(scaled, instrument.amountStep)
+      const amount = BigDecimal.multiply(BigDecimal.truncate(steps, 0), instrument.amountStep)
+      if (BigDecimal.isPositive(amount)) {
+        legs.push({ instrument, direction: quote.hedge.direction, price: dec(quote.hedge.price), amount: BigDecimal.normalize(amount) })
+      }
+    }
+    return legs
+  })
+
+const settledAllocation = (a: AllocationRecord, executed: ExecutedBlockTrade, now: number): AllocationRecord => ({
+  ...a,
+  status: "filled",
+  exchangeTradeId: executed.blockTradeId,
+  updatedAt: now
+})
+
+/**
+ * Executes (or, after a crash, reconciles) every pending allocation of `trade` and returns the trade
+ * with their outcomes. A pending allocation the venue already executed under its key is taken as
+ * filled without a second execution; one it never saw is executed now.
+ */
+export const settleTrade = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeRecord, now: () => Effect.Effect<number>) =>
+  Effect.gen(function* () {
+    const venues = yield* Venues
+    const accounts = yield* AccountStore
+    const option = trade.settlementOption
+    const makerRow = yield* accounts.credentials(quote.settlementCredentials)
+    const allocations = yield* Effect.forEach(
+      trade.allocations,
+      (allocation) =>
+        Effect.gen(function* () {
+          if (allocation.status !== "pending") return allocation
+          const known = yield* venues.findByKey(option, allocation.idempotencyKey)
+          if (Option.isSome(known)) return settledAllocation(allocation, known.value, yield* now())
+          const takerRow = yield* accounts.credentials(allocation.credentialsId)
+          if (Option.isNone(takerRow) || Option.isNone(makerRow)) {
+            return { ...allocation, status: "failed" as const, reason: "settlement credentials no longer exist", updatedAt: yield* now() }
+          }
+          const legs = yield* blockTradeLegs(rfq, quote, trade, allocation).pipe(Effect.either)
+          if (Either.isLeft(legs)) {
+            return { ...allocation, status: "failed" as const, reason: legs.left.message, updatedAt: yield* now() }
+          }
+          const result = yield* venues
+            .executeBlockTrade({
+              venue: option,
+              idempotencyKey: allocation.idempotencyKey,
+              maker: { credentialsId: makerRow.value.id, clientId: makerRow.value.clientId },
+              taker: { credentialsId: takerRow.value.id, clientId: takerRow.value.clientId },
+              legs: legs.right
+            })
+            .pipe(Effect.either)
+          const at = yield* now()
+          return Either.isRight(result)
+            ? settledAllocation(allocation, result.right, at)
+            : { ...allocation, status: "failed" as const, reason: result.left.reason, updatedAt: at }
+        }),
+      { concurrency: "unbounded" }
+    )
+    const filled = allocations
+      .filter((a) => a.status === "filled")
+      .reduce((acc, a) => BigDecimal.sum(acc, dec(a.amount)), BigDecimal.unsafeFromString("0"))
+    return { ...trade, allocations, filledAmount: decString(filled) } satisfies TradeRecord
+  })

@@ -1,0 +1,174 @@
+import { BigDecimal } from "effect"
+import { isMultipleOf } from "../domain/Decimal.js"
+import { type ApiError, apiError } from "../domain/Errors.js"
+import { directionSign, oppositeDirection } from "../domain/Primitives.js"
+import { dec, decString } from "./Dec.js"
+import type { Caller, Dec, LegRecord, QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
+
+/** What an RFQ actor holds: the RFQ, its active quotes, and its trade once accepted. */
+export interface RfqState {
+  readonly rfq: RfqRecord
+  /** Active quotes by id. Closed quotes live only in storage. */
+  readonly quotes: Readonly<Record<number, QuoteRecord>>
+  readonly trade?: TradeRecord | undefined
+  readonly closedAt?: number | undefined
+}
+
+/** The venue's rules for one leg of a quote, fetched by the engine before the actor decides. */
+export interface LegMarket {
+  readonly tick: Dec
+  readonly low: Dec
+  readonly high: Dec
+  readonly amountStep: Dec
+  readonly minBlockAmount: Dec
+}
+
+export interface QuoteCandidate {
+  readonly quote: QuoteRecord
+  readonly caller: Caller
+  /** One entry per RFQ leg, in the RFQ's leg order. */
+  readonly legMarkets: ReadonlyArray<LegMarket>
+  readonly hedgeMarket?: LegMarket | undefined
+  readonly now: number
+}
+
+/** Whether `caller` may see the RFQ at all: its taker desk, or a maker invited on any option. */
+export const canSee = (rfq: RfqRecord, caller: Caller): boolean =>
+  caller.deskId === rfq.takerDeskId || isInvited(rfq, caller.makerId)
+
+export const isInvited = (rfq: RfqRecord, makerId: string | undefined): boolean =>
+  makerId !== undefined && rfq.settlementOptions.some((o) => rfq.makers[o]?.includes(makerId) === true)
+
+export const isTaker = (rfq: RfqRecord, caller: Caller): boolean => caller.deskId === rfq.takerDeskId
+
+/** The maker's side of an RFQ leg for a quote in `direction`: an ask sells the structure as listed. */
+export const makerLegDirection = (quoteDirection: QuoteRecord["direction"], leg: LegRecord) =>
+  quoteDirection === "sell" ? leg.direction : oppositeDirection(leg.direction)
+
+/** Structure price P = Σ sᵢ·ratioᵢ·pᵢ over the RFQ legs, sᵢ from the RFQ's leg directions. */
+export const structurePriceOf = (legs: ReadonlyArray<LegRecord>, prices: ReadonlyArray<Dec>): Dec => {
+  let total = BigDecimal.unsafeFromString("0")
+  legs.forEach((leg, i) => {
+    const term = BigDecimal.multiply(dec(leg.ratio), dec(prices[i] ?? "0"))
+    total = BigDecimal.sum(total, directionSign(leg.direction) === 1 ? term : BigDecimal.negate(term))
+  })
+  return decString(total)
+}
+
+const priceRejection = (label: string, price: Dec, market: LegMarket): ApiError | undefined => {
+  const p = dec(price)
+  if (!isMultipleOf(p, dec(market.tick))) {
+    return apiError("invalidPrice", `${label}: price ${price} is not a multiple of the tick ${market.tick}`)
+  }
+  if (BigDecimal.lessThan(p, dec(market.low))) {
+    return apiError("priceTooLow", `${label}: price ${price} is below the venue's band (${market.low})`)
+  }
+  if (BigDecimal.greaterThan(p, dec(market.high))) {
+    return apiError("priceTooHigh", `${label}: price ${price} is above the venue's band (${market.high})`)
+  }
+  return undefined
+}
+
+const amountRejection = (label: string, amount: BigDecimal.BigDecimal, market: LegMarket): string | undefined => {
+  if (!isMultipleOf(amount, dec(market.amountStep))) {
+    return `${label}: amount ${decString(amount)} is not a multiple of the venue's amount step ${market.amountStep}`
+  }
+  if (BigDecimal.lessThan(amount, dec(market.minBlockAmount))) {
+    return `${label}: amount ${decString(amount)} is below the venue's minimum block trade amount ${market.minBlockAmount}`
+  }
+  return undefined
+}
+
+/** The RFQ must be open and not past its expiry for a quote or an accept. */
+export const openRejection = (
+  state: RfqState,
+  status: string,
+  now: number
+): ApiError | undefined => {
+  if (status === "expired" || (status === "open" && now >= state.rfq.expiresAt)) return apiError("rfqExpired")
+  if (status !== "open") return apiError("invalidRequest", `the RFQ is ${status}; it must be open`)
+  return undefined
+}
+
+/**
+ * Why a quote (new, or replacing an active one of the same id) may not stand on this RFQ, or
+ * undefined when it may. Pure: every venue fact it needs comes in the candidate.
+ */
+export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidate): ApiError | undefined => {
+  const { rfq } = state
+  const { quote, caller } = c
+  if (!canSee(rfq, caller)) return apiError("rfqNotFound")
+  if (isTaker(rfq, caller)) return apiError("cannotQuoteOwnRfq")
+  const notOpen = openRejection(state, status, c.now)
+  if (notOpen !== undefined) return notOpen
+  if (!rfq.settlementOptions.includes(quote.settlementOption)) {
+    return apiError(
+      "invalidRequest",
+      `settlementOption: ${quote.settlementOption} is not a settlement option of the RFQ (${rfq.settlementOptions.join(", ")})`
+    )
+  }
+  if (rfq.makers[quote.settlementOption]?.includes(quote.makerId) !== true) {
+    return apiError("invalidRequest", `settlementOption: maker is not invited on ${quote.settlementOption}`)
+  }
+  if (quote.quoteCurrency !== rfq.quoteCurrencies[quote.settlementOption]) {
+    return apiError("invalidRequest", `quoteCurrency: must be ${rfq.quoteCurrencies[quote.settlementOption]}`)
+  }
+  if (quote.legs.length !== rfq.legs.length || c.legMarkets.length !== rfq.legs.length) {
+    return apiError("invalidRequest", `legs: the quote has ${quote.legs.length} legs, the RFQ has ${rfq.legs.length}`)
+  }
+  for (let i = 0; i < rfq.legs.length; i++) {
+    const leg = rfq.legs[i]!
+    const ql = quote.legs[i]!
+    if (ql.instrumentName !== leg.instrumentName) {
+      return apiError("invalidRequest", `legs[${i}].instrumentName: must be ${leg.instrumentName}`)
+    }
+    const rejected = priceRejection(`legs[${i}] ${leg.instrumentName}`, ql.price, c.legMarkets[i]!)
+    if (rejected !== undefined) return rejected
+  }
+  if ((rfq.hedge === undefined) !== (quote.hedge === undefined)) {
+    return apiError("invalidRequest", rfq.hedge === undefined ? "hedge: the RFQ has no hedge" : "hedge: is missing")
+  }
+  if (rfq.hedge !== undefined && quote.hedge !== undefined) {
+    if (quote.hedge.instrumentName !== rfq.hedge.instrumentName) {
+      return apiError("invalidRequest", `hedge.instrumentName: must be ${rfq.hedge.instrumentName}`)
+    }
+    if (c.hedgeMarket !== undefined) {
+      const rejected = priceRejection(`hedge ${rfq.hedge.instrumentName}`, quote.hedge.price, c.hedgeMarket)
+      if (rejected !== undefined) return rejected
+    }
+  }
+  const amount = dec(quote.amount)
+  if (!BigDecimal.isPositive(amount)) return apiError("invalidRequest", "amount: must be greater than 0")
+  if (BigDecimal.greaterThan(amount, dec(rfq.amount))) {
+    return apiError("invalidRequest", `amount: ${quote.amount} exceeds the RFQ amount ${rfq.amount}`)
+  }
+  const amountReasons = rfq.legs.flatMap((leg, i) => {
+    const r = amountRejection(`legs[${i}] ${leg.instrumentName}`, BigDecimal.multiply(amount, dec(leg.ratio)), c.legMarkets[i]!)
+    return r === undefined ? [] : [r]
+  })
+  if (amountReasons.length > 0) return apiError("invalidRequest", amountReasons)
+  if (quote.label !== undefined) {
+    const clash = Object.values(state.quotes).some(
+      (q) => q.id !== quote.id && q.makerDeskId === quote.makerDeskId && q.label === quote.label
+    )
+    if (clash) return apiError("duplicateClientQuoteId")
+  }
+  return undefined
+}
+
+/** Why the taker may not accept quote `quoteId` now, or undefined. */
+export const acceptRejection = (
+  state: RfqState,
+  status: string,
+  quoteId: number,
+  caller: Caller,
+  now: number
+): ApiError | undefined => {
+  if (!isTaker(state.rfq, caller)) return apiError("recordNotFound")
+  const notOpen = openRejection(state, status, now)
+  if (notOpen !== undefined) return notOpen
+  if (state.quotes[quoteId] === undefined) {
+    return apiError("invalidRequest", `rfqQuoteId: quote ${quoteId} is not active`)
+  }
+  return undefined
+}

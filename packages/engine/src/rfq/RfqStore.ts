@@ -1,0 +1,74 @@
+import { Context, type Effect, type Option } from "effect"
+import type { RfqEffect, RfqStateValue } from "./RfqMachine.js"
+import type { RfqState } from "./QuoteRules.js"
+import type { QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
+
+/** A stored RFQ as an actor is restored from it. */
+export interface StoredRfq {
+  readonly value: RfqStateValue
+  readonly state: RfqState
+  /** The last event-log sequence number of the RFQ. */
+  readonly seq: number
+}
+
+export interface RfqListFilter {
+  readonly deskId: number
+  readonly makerId?: string | undefined
+  readonly role?: "taker" | "maker" | undefined
+  readonly statuses?: ReadonlyArray<string> | undefined
+  readonly baseCurrency?: string | undefined
+  readonly startTime?: number | undefined
+  readonly endTime?: number | undefined
+  /** Keyset position: RFQs strictly older than (createdAt, id). */
+  readonly after?: { readonly createdAt: number; readonly id: number } | undefined
+  readonly limit: number
+}
+
+export interface QuoteListFilter {
+  readonly makerDeskId: number
+  readonly rfqId?: number | undefined
+  readonly startTime?: number | undefined
+  readonly endTime?: number | undefined
+  readonly after?: { readonly createdAt: number; readonly id: number } | undefined
+  readonly limit: number
+}
+
+/**
+ * The RFQ actors' persistence port. Every method that writes runs in one transaction, so a command
+ * is either wholly committed (state, quotes, trade, allocations and its event-log row) or not at all.
+ */
+export interface RfqStoreService {
+  /** Next ids; the engine is the only writer of its database (see docs/engine.md). */
+  readonly nextRfqId: Effect.Effect<number>
+  readonly nextQuoteId: Effect.Effect<number>
+  readonly nextTradeId: Effect.Effect<number>
+  readonly nextAllocationId: Effect.Effect<number>
+  /** The RFQ created earlier by this user under `requestId`, with the hash of its request body. */
+  readonly findByRequestId: (
+    userId: number,
+    requestId: number
+  ) => Effect.Effect<Option.Option<{ readonly rfqId: number; readonly bodyHash: string }>>
+  /** Inserts a new open RFQ with its event-log row (seq 1). */
+  readonly insertRfq: (rfq: RfqRecord, bodyHash: string) => Effect.Effect<void>
+  /** Persists the effects of one machine step as event-log row `seq`, atomically. */
+  readonly applyStep: (
+    rfqId: number,
+    seq: number,
+    eventType: string,
+    value: RfqStateValue,
+    effects: ReadonlyArray<RfqEffect>
+  ) => Effect.Effect<void>
+  /** RFQs an actor must be running for: open ones, and ones caught mid-settlement. */
+  readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
+  /** Any RFQ by id (closed ones with their trade), unless deleted. */
+  readonly load: (rfqId: number) => Effect.Effect<Option.Option<StoredRfq>>
+  readonly list: (filter: RfqListFilter) => Effect.Effect<{ readonly total: number; readonly ids: ReadonlyArray<number> }>
+  readonly listQuotes: (
+    filter: QuoteListFilter
+  ) => Effect.Effect<{ readonly total: number; readonly quotes: ReadonlyArray<QuoteRecord> }>
+  /** Every quote of an RFQ, active or closed (the taker's and a maker's view of a closed RFQ). */
+  readonly quotesOf: (rfqId: number) => Effect.Effect<ReadonlyArray<QuoteRecord>>
+  readonly trades: (rfqId: number) => Effect.Effect<Option.Option<TradeRecord>>
+}
+
+export class RfqStore extends Context.Tag("rfq/RfqStore")<RfqStore, RfqStoreService>() {}

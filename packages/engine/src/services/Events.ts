@@ -1,0 +1,75 @@
+import { Context, Effect, Layer, PubSub, type Queue, type Scope } from "effect"
+import { canSee, isInvited, isTaker } from "../rfq/QuoteRules.js"
+import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
+import { type Json, type RfqView, renderMakerQuote, renderRfq, renderTakerQuote } from "../rfq/RfqView.js"
+
+/**
+ * Engine events, published after the change they describe is committed, in commit order per RFQ
+ * (each carries the RFQ's event-log sequence number). An event holds the engine's records; `render`
+ * turns it into exactly what a recipient would see over REST.
+ */
+export type EngineEvent =
+  | {
+      readonly type: "rfq"
+      readonly event: "created" | "updated" | "deleted"
+      readonly seq: number
+      readonly view: RfqView
+    }
+  | {
+      readonly type: "quote"
+      readonly event: "created" | "updated" | "deleted"
+      readonly seq: number
+      readonly view: RfqView
+      readonly quote: QuoteRecord
+    }
+
+/** The live channels of the contract. */
+export type Channel = "rfq.maker" | "rfq.taker" | "rfq_quote.maker" | "rfq_quote.taker"
+
+/**
+ * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there:
+ * `rfq.maker` RFQs the caller may quote on, `rfq.taker` its own RFQs, `rfq_quote.maker` the quotes it
+ * created, `rfq_quote.taker` the quotes received on its RFQs.
+ */
+export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller): Json | undefined => {
+  const { rfq } = event.view
+  if (!canSee(rfq, caller)) return undefined
+  switch (channel) {
+    case "rfq.maker":
+    case "rfq.taker": {
+      if (event.type !== "rfq") return undefined
+      const mine = channel === "rfq.taker" ? isTaker(rfq, caller) : !isTaker(rfq, caller) && isInvited(rfq, caller.makerId)
+      if (!mine) return undefined
+      if (event.event === "deleted") return { event: event.event, rfqId: rfq.id }
+      const body = renderRfq(event.view, caller, { single: false })
+      return body === undefined ? undefined : { event: event.event, ...body }
+    }
+    case "rfq_quote.maker": {
+      if (event.type !== "quote" || event.quote.makerDeskId !== caller.deskId) return undefined
+      return { event: event.event, ...renderMakerQuote(event.quote) }
+    }
+    case "rfq_quote.taker": {
+      if (event.type !== "quote" || !isTaker(rfq, caller)) return undefined
+      return { event: event.event, rfqId: rfq.id, ...renderTakerQuote(event.quote), status: event.quote.status }
+    }
+  }
+}
+
+export interface EventsService {
+  readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
+  /** A subscription that lives as long as the scope. */
+  readonly subscribe: Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
+}
+
+export class Events extends Context.Tag("rfq/Events")<Events, EventsService>() {}
+
+export const EventsLive = Layer.effect(
+  Events,
+  Effect.gen(function* () {
+    const hub = yield* PubSub.unbounded<EngineEvent>()
+    return {
+      publish: (events) => (events.length === 0 ? Effect.void : PubSub.publishAll(hub, events).pipe(Effect.asVoid)),
+      subscribe: PubSub.subscribe(hub)
+    }
+  })
+)
