@@ -1,1 +1,7 @@
 export const version = "0.1.0"
+export * from "./domain/Errors.js"
+export * from "./domain/Instrument.js"
+export * from "./domain/VenueContract.js"
+export * from "./domain/Ratio.js"
+export * from "./domain/Strategy.js"
+export * from "./domain/QuoteCurrencies.js"
