@@ -11,15 +11,25 @@ import { legAmount, parseRatio } from "../domain/Ratio.js"
 import { splitAmountStep, validateMinimumBlockAmounts } from "../domain/Split.js"
 import { classifyStrategy, describeStructure, rfqKind } from "../domain/Strategy.js"
 import { decString } from "../rfq/Dec.js"
-import type { Caller, HedgeRecord, LegContract, LegRecord, RfqRecord, SettlementAccount } from "../rfq/RfqRecord.js"
+import type {
+  Caller,
+  HedgeRecord,
+  LegContract,
+  LegRecord,
+  RfqRecord,
+  SettlementAccount
+} from "../rfq/RfqRecord.js"
 import { Pricing } from "../services/Pricing.js"
 import { type VenueInstrument, Venues } from "../services/Venues.js"
 
 const fail = (e: ApiError) => Effect.fail(e)
-const orFail = <A>(e: Either.Either<A, ApiError>) => (Either.isLeft(e) ? Effect.fail(e.left) : Effect.succeed(e.right))
+const orFail = <A>(e: Either.Either<A, ApiError>) =>
+  Either.isLeft(e) ? Effect.fail(e.left) : Effect.succeed(e.right)
 
 /** The settlement option whose quote currency the RFQ's own prices (markPrice) are in. */
-export const pricingOption = (rfq: Pick<RfqRecord, "settlementOptions" | "quoteCurrencies" | "quoteCurrency">) =>
+export const pricingOption = (
+  rfq: Pick<RfqRecord, "settlementOptions" | "quoteCurrencies" | "quoteCurrency">
+) =>
   rfq.settlementOptions.find((o) => rfq.quoteCurrencies[o] === rfq.quoteCurrency) ?? rfq.settlementOptions[0]!
 
 const contractOf = (i: VenueInstrument): LegContract => ({
@@ -49,13 +59,18 @@ export const buildRfq = (
       const instrument = yield* orFail(parseInstrument(leg.instrumentName))
       if (instrument.base !== req.baseCurrency) {
         return yield* fail(
-          apiError("invalidRequest", `legs[${i}].instrumentName: ${leg.instrumentName} is not a ${req.baseCurrency} instrument`)
+          apiError(
+            "invalidRequest",
+            `legs[${i}].instrumentName: ${leg.instrumentName} is not a ${req.baseCurrency} instrument`
+          )
         )
       }
       parsed.push({ instrument, ratio: yield* orFail(parseRatio(leg.ratio, `legs[${i}].ratio`)) })
     }
     const kind = yield* orFail(rfqKind(parsed))
-    const quoteCurrency: QuoteCurrency = yield* orFail(resolveQuoteCurrency(req.baseCurrency, kind, req.quoteCurrency))
+    const quoteCurrency: QuoteCurrency = yield* orFail(
+      resolveQuoteCurrency(req.baseCurrency, kind, req.quoteCurrency)
+    )
     const quoteCurrencies = quoteCurrenciesFor(req.baseCurrency, quoteCurrency, options)
 
     // Every leg (and the hedge) must exist on every chosen venue, in the contract its currency picks.
@@ -66,7 +81,10 @@ export const buildRfq = (
         const found = yield* venues.resolve(option, leg.instrumentName, quoteCurrency)
         if (Option.isNone(found)) {
           return yield* fail(
-            apiError("instrumentNotFoundForLeg", `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`)
+            apiError(
+              "instrumentNotFoundForLeg",
+              `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
+            )
           )
         }
         byOption[option] = found.value
@@ -81,7 +99,10 @@ export const buildRfq = (
       const hk = hedgeInstrument.right.kind
       if (hk === "option" || hedgeInstrument.right.base !== req.baseCurrency) {
         return yield* fail(
-          apiError("invalidRequest", `hedge.instrumentName: must be a ${req.baseCurrency} future or perpetual`)
+          apiError(
+            "invalidRequest",
+            `hedge.instrumentName: must be a ${req.baseCurrency} future or perpetual`
+          )
         )
       }
       hedgeExpiry = hk === "perpetual" ? undefined : legExpiryField(hedgeInstrument.right)
@@ -90,16 +111,27 @@ export const buildRfq = (
         const found = yield* venues.resolve(option, req.hedge.instrumentName, quoteCurrency)
         if (Option.isNone(found)) {
           return yield* fail(
-            apiError("instrumentNotFoundForHedge", `hedge: ${req.hedge.instrumentName} is not listed on ${option}`)
+            apiError(
+              "instrumentNotFoundForHedge",
+              `hedge: ${req.hedge.instrumentName} is not listed on ${option}`
+            )
           )
         }
         const contract = found.value
         if (!isMultipleOf(req.hedge.price, contract.tickSize)) {
-          return yield* fail(apiError("invalidPrice", `hedge.price: not a multiple of the tick ${decString(contract.tickSize)}`))
+          return yield* fail(
+            apiError(
+              "invalidPrice",
+              `hedge.price: not a multiple of the tick ${decString(contract.tickSize)}`
+            )
+          )
         }
         if (!isMultipleOf(req.hedge.amount, contract.amountStep)) {
           return yield* fail(
-            apiError("invalidRequest", `hedge.amount: not a multiple of the venue's amount step ${decString(contract.amountStep)}`)
+            apiError(
+              "invalidRequest",
+              `hedge.amount: not a multiple of the venue's amount step ${decString(contract.amountStep)}`
+            )
           )
         }
         hedgeContracts[option] = contract
@@ -119,12 +151,22 @@ export const buildRfq = (
       } else if (single !== undefined) {
         list = [{ credentialsId: single, percentage: "100" }]
       } else if (req.settlementAccounts !== undefined) {
-        return yield* fail(apiError("invalidRequest", `settlementAccounts.${option}: accounts are required for every settlement option`))
+        return yield* fail(
+          apiError(
+            "invalidRequest",
+            `settlementAccounts.${option}: accounts are required for every settlement option`
+          )
+        )
       } else {
-        const fallback = desk.find((c) => c.exchange === option && c.isExchangeDefault) ?? desk.find((c) => c.exchange === option)
+        const fallback =
+          desk.find((c) => c.exchange === option && c.isExchangeDefault) ??
+          desk.find((c) => c.exchange === option)
         if (fallback === undefined) {
           return yield* fail(
-            apiError("invalidRequest", `settlementCredentials.${option}: the desk has no ${option} credentials`)
+            apiError(
+              "invalidRequest",
+              `settlementCredentials.${option}: the desk has no ${option} credentials`
+            )
           )
         }
         list = [{ credentialsId: fallback.id, percentage: "100" }]
@@ -136,10 +178,16 @@ export const buildRfq = (
         }
         if (row.exchange !== option) {
           return yield* fail(
-            apiError("invalidRequest", `credentialsId ${row.id} (${row.alias}) is for ${row.exchange}, not ${option}`)
+            apiError(
+              "invalidRequest",
+              `credentialsId ${row.id} (${row.alias}) is for ${row.exchange}, not ${option}`
+            )
           )
         }
-        const permissions = yield* venues.permissions(option, { credentialsId: row.id, clientId: row.clientId })
+        const permissions = yield* venues.permissions(option, {
+          credentialsId: row.id,
+          clientId: row.clientId
+        })
         if (!permissions.blockRfq || !permissions.blockTrade) {
           return yield* fail(
             apiError(
@@ -162,11 +210,15 @@ export const buildRfq = (
         const maker = makers.find((m) => m.makerId === makerId)
         if (maker === undefined) return yield* fail(apiError("makerNotFound", `makers.${option}: ${makerId}`))
         if (maker.deskId === caller.deskId) {
-          return yield* fail(apiError("invalidRequest", `makers.${option}: ${makerId} is the caller's own desk`))
+          return yield* fail(
+            apiError("invalidRequest", `makers.${option}: ${makerId} is the caller's own desk`)
+          )
         }
         const makerCredentials = yield* accounts.credentialsOfDesk(maker.deskId)
         if (!makerCredentials.some((c) => c.exchange === option)) {
-          return yield* fail(apiError("invalidRequest", `makers.${option}: ${makerId} cannot trade through ${option}`))
+          return yield* fail(
+            apiError("invalidRequest", `makers.${option}: ${makerId} cannot trade through ${option}`)
+          )
         }
       }
       makerMap[option] = invited
@@ -193,7 +245,9 @@ export const buildRfq = (
       const rules = legContracts.map((c) => c[option]!)
       const step = splitAmountStep(rules)
       if (!isMultipleOf(amount, step)) {
-        return yield* fail(apiError("invalidRequest", `amount: must be a multiple of ${decString(step)} on ${option}`))
+        return yield* fail(
+          apiError("invalidRequest", `amount: must be a multiple of ${decString(step)} on ${option}`)
+        )
       }
     }
 
@@ -204,7 +258,10 @@ export const buildRfq = (
       const contract = legContracts[i]![markOption]!
       const mark = yield* pricing.mark(contract)
       const term = BigDecimal.multiply(p.ratio, mark)
-      markPrice = BigDecimal.sum(markPrice, directionSign(req.legs[i]!.direction) === 1 ? term : BigDecimal.negate(term))
+      markPrice = BigDecimal.sum(
+        markPrice,
+        directionSign(req.legs[i]!.direction) === 1 ? term : BigDecimal.negate(term)
+      )
     }
     for (const option of options) {
       const list = settlementAccounts[option]!
@@ -213,7 +270,10 @@ export const buildRfq = (
         const row = desk.find((c) => c.id === account.credentialsId)!
         const share = BigDecimal.normalize(
           roundToStep(
-            BigDecimal.unsafeDivide(BigDecimal.multiply(amount, BigDecimal.unsafeFromString(account.percentage)), BigDecimal.unsafeFromString("100")),
+            BigDecimal.unsafeDivide(
+              BigDecimal.multiply(amount, BigDecimal.unsafeFromString(account.percentage)),
+              BigDecimal.unsafeFromString("100")
+            ),
             shareStep
           )
         )
@@ -223,7 +283,11 @@ export const buildRfq = (
             const mark = yield* pricing.mark(contract)
             const band = venues.priceBand(contract, mark)
             const onTick = roundToStep(mark, contract.tickSize)
-            const price = BigDecimal.lessThan(onTick, band.low) ? band.low : BigDecimal.greaterThan(onTick, band.high) ? band.high : onTick
+            const price = BigDecimal.lessThan(onTick, band.low)
+              ? band.low
+              : BigDecimal.greaterThan(onTick, band.high)
+                ? band.high
+                : onTick
             return {
               instrument: contract,
               direction: req.legs[i]!.direction,
@@ -243,14 +307,24 @@ export const buildRfq = (
           .pipe(Effect.either)
         if (Either.isLeft(simulated)) {
           return yield* fail(
-            apiError("invalidRequest", `settlementAccounts.${option}: credentialsId ${row.id} (${row.alias}) failed the venue's block trade simulation: ${simulated.left.reason}`)
+            apiError(
+              "invalidRequest",
+              `settlementAccounts.${option}: credentialsId ${row.id} (${row.alias}) failed the venue's block trade simulation: ${simulated.left.reason}`
+            )
           )
         }
       }
     }
 
-    const strategyLegs = parsed.map((p, i) => ({ instrument: p.instrument, direction: req.legs[i]!.direction, ratio: p.ratio }))
-    const strategy = classifyStrategy(strategyLegs, req.hedge === undefined ? undefined : { direction: req.hedge.direction })
+    const strategyLegs = parsed.map((p, i) => ({
+      instrument: p.instrument,
+      direction: req.legs[i]!.direction,
+      ratio: p.ratio
+    }))
+    const strategy = classifyStrategy(
+      strategyLegs,
+      req.hedge === undefined ? undefined : { direction: req.hedge.direction }
+    )
     const legs: Array<LegRecord> = parsed.map((p, i) => {
       const leg = req.legs[i]!
       const contracts: Partial<Record<SettlementOption, LegContract>> = {}

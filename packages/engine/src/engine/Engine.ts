@@ -3,7 +3,12 @@ import { BigDecimal, Clock, Context, Effect, Either, Layer, Option, type Scope }
 import { AccountStore } from "../accounts/AccountStore.js"
 import type { BulkBlockTradeRequest, CreateExchangeCredentialsRequest } from "../api/AccountRequests.js"
 import type { InstrumentsQuery, ListQuotesQuery, ListRfqsQuery } from "../api/Queries.js"
-import type { CancelAllQuotesRequest, CreateQuoteRequest, DeleteQuoteRequest, UpdateQuoteRequest } from "../api/QuoteRequests.js"
+import type {
+  CancelAllQuotesRequest,
+  CreateQuoteRequest,
+  DeleteQuoteRequest,
+  UpdateQuoteRequest
+} from "../api/QuoteRequests.js"
 import type { CreateRfqRequest, LegPricesRequest } from "../api/RfqRequests.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { legPrices } from "../domain/LegPrices.js"
@@ -15,7 +20,15 @@ import { type RfqActor, makeRfqActors, viewOf } from "../rfq/RfqActors.js"
 import { acceptRejection, canSee, isTaker, quoteRejection } from "../rfq/QuoteRules.js"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
 import { RfqStore } from "../rfq/RfqStore.js"
-import { type Json, renderAllocations, renderMakerQuote, renderQuoteBook, renderRfq, renderTrades, tradeDirectionFor } from "../rfq/RfqView.js"
+import {
+  type Json,
+  renderAllocations,
+  renderMakerQuote,
+  renderQuoteBook,
+  renderRfq,
+  renderTrades,
+  tradeDirectionFor
+} from "../rfq/RfqView.js"
 import { SecretBox } from "../security/SecretBox.js"
 import { Events } from "../services/Events.js"
 import { Pricing } from "../services/Pricing.js"
@@ -45,7 +58,9 @@ const hashRequest = (value: unknown): string =>
         BigDecimal.isBigDecimal(v)
           ? `dec:${decString(v)}`
           : v !== null && typeof v === "object" && !Array.isArray(v)
-            ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+            ? Object.fromEntries(
+                Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))
+              )
             : v
       )
     )
@@ -95,7 +110,9 @@ const makeEngine = (config: EngineConfig) =>
 
     const scheduler = yield* makeExpiryScheduler((rfqId) =>
       actors
-        .withActor(rfqId, (actor) => Effect.sync(() => reindex(Object.keys(actor.state.quotes).map(Number), actor)))
+        .withActor(rfqId, (actor) =>
+          Effect.sync(() => reindex(Object.keys(actor.state.quotes).map(Number), actor))
+        )
         .pipe(
           Effect.catchAll(() => Effect.void),
           Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
@@ -121,9 +138,15 @@ const makeEngine = (config: EngineConfig) =>
       yield* actor.mailbox.withPermits(1)(reconcile(actor)).pipe(Effect.provide(context), Effect.orDie)
     }
 
-    const visibleActor = <A>(caller: Caller, rfqId: number, body: (actor: RfqActor) => Effect.Effect<A, ApiError, AccountStore | Venues | Pricing>) =>
+    const visibleActor = <A>(
+      caller: Caller,
+      rfqId: number,
+      body: (actor: RfqActor) => Effect.Effect<A, ApiError, AccountStore | Venues | Pricing>
+    ) =>
       actors.withActor(rfqId, (actor) =>
-        canSee(actor.state.rfq, caller) ? body(actor).pipe(Effect.provide(context)) : Effect.fail(apiError("rfqNotFound"))
+        canSee(actor.state.rfq, caller)
+          ? body(actor).pipe(Effect.provide(context))
+          : Effect.fail(apiError("rfqNotFound"))
       )
 
     const requestLocks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
@@ -139,7 +162,10 @@ const makeEngine = (config: EngineConfig) =>
           if (Option.isSome(earlier)) {
             if (earlier.value.bodyHash === bodyHash) return { rfqId: earlier.value.rfqId }
             return yield* Effect.fail(
-              apiError("invalidRequest", `id: request id ${req.requestId} was already used with a different body`)
+              apiError(
+                "invalidRequest",
+                `id: request id ${req.requestId} was already used with a different body`
+              )
             )
           }
         }
@@ -150,7 +176,9 @@ const makeEngine = (config: EngineConfig) =>
         yield* store.insertRfq(record, bodyHash)
         const actor = actors.register({ rfq: record, quotes: {} })
         yield* scheduler.schedule(record.id, record.expiresAt)
-        yield* actors.publish([{ type: "rfq", event: "created", seq: 1, view: viewOf(actor.value, actor.state) }])
+        yield* actors.publish([
+          { type: "rfq", event: "created", seq: 1, view: viewOf(actor.value, actor.state) }
+        ])
         return { rfqId: record.id }
       })
       if (req.requestId === 0) return yield* create
@@ -198,16 +226,24 @@ const makeEngine = (config: EngineConfig) =>
         if (rendered !== undefined) results.push(rendered)
       }
       const last = page.ids[page.ids.length - 1]
-      return { totalResults: page.total, cursor: page.ids.length === query.limit && last !== undefined ? last : 0, results }
+      return {
+        totalResults: page.total,
+        cursor: page.ids.length === query.limit && last !== undefined ? last : 0,
+        results
+      }
     })
 
     const cancelRfq = Effect.fn("Engine.cancelRfq")(function* (caller: Caller, rfqId: number) {
       yield* requireTrader(caller)
       return yield* visibleActor(caller, rfqId, (actor) =>
         Effect.gen(function* () {
-          if (!isTaker(actor.state.rfq, caller)) return yield* Effect.fail(apiError("insufficientPermissions"))
+          if (!isTaker(actor.state.rfq, caller))
+            return yield* Effect.fail(apiError("insufficientPermissions"))
           const changed = yield* stepActor(actor, { type: "CANCEL", now: yield* now() })
-          if (!changed) return yield* Effect.fail(apiError(actor.value === "expired" ? "rfqExpired" : "canOnlyCancelInProgress"))
+          if (!changed)
+            return yield* Effect.fail(
+              apiError(actor.value === "expired" ? "rfqExpired" : "canOnlyCancelInProgress")
+            )
           return { id: rfqId }
         })
       )
@@ -217,7 +253,8 @@ const makeEngine = (config: EngineConfig) =>
       yield* requireTrader(caller)
       return yield* visibleActor(caller, rfqId, (actor) =>
         Effect.gen(function* () {
-          if (!isTaker(actor.state.rfq, caller)) return yield* Effect.fail(apiError("insufficientPermissions"))
+          if (!isTaker(actor.state.rfq, caller))
+            return yield* Effect.fail(apiError("insufficientPermissions"))
           const changed = yield* stepActor(actor, { type: "DELETE", now: yield* now() })
           if (!changed) return yield* Effect.fail(apiError("canOnlyDeleteDraftOrCancelled"))
           return { rfqId }
@@ -238,13 +275,22 @@ const makeEngine = (config: EngineConfig) =>
     const requireMaker = (caller: Caller) =>
       caller.makerId === undefined ? Effect.fail(apiError("rfqNotFound")) : requireTrader(caller)
 
-    const putQuote = (caller: Caller, actor: RfqActor, candidate: Effect.Effect<Parameters<typeof quoteRejection>[2], ApiError, AccountStore | Venues | Pricing>) =>
+    const putQuote = (
+      caller: Caller,
+      actor: RfqActor,
+      candidate: Effect.Effect<
+        Parameters<typeof quoteRejection>[2],
+        ApiError,
+        AccountStore | Venues | Pricing
+      >
+    ) =>
       Effect.gen(function* () {
         const c = yield* candidate
         const q = c.quote
         if (q.label !== undefined) {
           const holder = labels.get(labelKey(q.makerDeskId, q.label))
-          if (holder !== undefined && holder !== q.id) return yield* Effect.fail(apiError("duplicateClientQuoteId"))
+          if (holder !== undefined && holder !== q.id)
+            return yield* Effect.fail(apiError("duplicateClientQuoteId"))
         }
         const rejection = quoteRejection(actor.state, actor.value, c)
         if (rejection !== undefined) return yield* Effect.fail(rejection)
@@ -252,11 +298,21 @@ const makeEngine = (config: EngineConfig) =>
         const reserved = q.label === undefined ? undefined : labelKey(q.makerDeskId, q.label)
         if (reserved !== undefined) labels.set(reserved, q.id)
         const changed = yield* stepActor(actor, { type: "QUOTE.PUT", candidate: c }).pipe(
-          Effect.onInterrupt(() => Effect.sync(() => reserved !== undefined && labels.get(reserved) === q.id && !activeQuotes.has(q.id) && labels.delete(reserved)))
+          Effect.onInterrupt(() =>
+            Effect.sync(
+              () =>
+                reserved !== undefined &&
+                labels.get(reserved) === q.id &&
+                !activeQuotes.has(q.id) &&
+                labels.delete(reserved)
+            )
+          )
         )
         if (!changed) {
           if (reserved !== undefined && !activeQuotes.has(q.id)) labels.delete(reserved)
-          return yield* Effect.fail(quoteRejection(actor.state, actor.value, c) ?? apiError("invalidRequest", "the quote was refused"))
+          return yield* Effect.fail(
+            quoteRejection(actor.state, actor.value, c) ?? apiError("invalidRequest", "the quote was refused")
+          )
         }
         void caller
         return q
@@ -271,7 +327,12 @@ const makeEngine = (config: EngineConfig) =>
           const q = yield* putQuote(
             caller,
             actor,
-            buildQuoteCandidate(caller, actor.state.rfq, req, { id, direction: req.direction, createdAt: at, now: at })
+            buildQuoteCandidate(caller, actor.state.rfq, req, {
+              id,
+              direction: req.direction,
+              createdAt: at,
+              now: at
+            })
           )
           return { rfqQuoteId: q.id }
         })
@@ -279,10 +340,18 @@ const makeEngine = (config: EngineConfig) =>
     })
 
     /** The caller's active quote named by id and/or label. */
-    const findQuote = (caller: Caller, ref: { readonly rfqQuoteId?: number | undefined; readonly label?: string | undefined }) =>
+    const findQuote = (
+      caller: Caller,
+      ref: { readonly rfqQuoteId?: number | undefined; readonly label?: string | undefined }
+    ) =>
       Effect.gen(function* () {
         const byLabel = ref.label === undefined ? undefined : labels.get(labelKey(caller.deskId, ref.label))
-        if (ref.rfqQuoteId !== undefined && ref.label !== undefined && byLabel !== undefined && byLabel !== ref.rfqQuoteId) {
+        if (
+          ref.rfqQuoteId !== undefined &&
+          ref.label !== undefined &&
+          byLabel !== undefined &&
+          byLabel !== ref.rfqQuoteId
+        ) {
           return yield* Effect.fail(apiError("multipleQuotesFound"))
         }
         const id = ref.rfqQuoteId ?? byLabel
@@ -299,7 +368,8 @@ const makeEngine = (config: EngineConfig) =>
       return yield* visibleActor(caller, found.rfqId, (actor) =>
         Effect.gen(function* () {
           const current = actor.state.quotes[found.id]
-          if (current === undefined) return yield* Effect.fail(apiError("recordNotFound", "the quote is no longer active"))
+          if (current === undefined)
+            return yield* Effect.fail(apiError("recordNotFound", "the quote is no longer active"))
           const label = req.label ?? current.label
           const q = yield* putQuote(
             caller,
@@ -327,7 +397,12 @@ const makeEngine = (config: EngineConfig) =>
         Effect.gen(function* () {
           const mine = ids.filter((id) => actor.state.quotes[id]?.makerDeskId === caller.deskId)
           if (mine.length === 0 || actor.value !== "open") return 0
-          yield* stepActor(actor, { type: "QUOTE.CLOSE", quoteIds: mine, status: "cancelled", now: yield* now() })
+          yield* stepActor(actor, {
+            type: "QUOTE.CLOSE",
+            quoteIds: mine,
+            status: "cancelled",
+            now: yield* now()
+          })
           return mine.length
         })
       )
@@ -340,7 +415,10 @@ const makeEngine = (config: EngineConfig) =>
       return { message: `quote ${found.id} deleted` }
     })
 
-    const cancelAllQuotes = Effect.fn("Engine.cancelAllQuotes")(function* (caller: Caller, req: CancelAllQuotesRequest) {
+    const cancelAllQuotes = Effect.fn("Engine.cancelAllQuotes")(function* (
+      caller: Caller,
+      req: CancelAllQuotesRequest
+    ) {
       yield* requireMaker(caller)
       const byRfq = new Map<number, Array<number>>()
       for (const [id, entry] of activeQuotes) {
@@ -356,7 +434,9 @@ const makeEngine = (config: EngineConfig) =>
           const actor = actors.live.get(rfqId)
           if (actor === undefined || actor.state.rfq.baseCurrency !== req.baseCurrency) continue
         }
-        cancelledCount += yield* closeQuotes(caller, rfqId, ids).pipe(Effect.catchAll(() => Effect.succeed(0)))
+        cancelledCount += yield* closeQuotes(caller, rfqId, ids).pipe(
+          Effect.catchAll(() => Effect.succeed(0))
+        )
       }
       return { message: `${cancelledCount} quotes cancelled`, cancelledCount }
     })
@@ -384,7 +464,8 @@ const makeEngine = (config: EngineConfig) =>
     const trade = Effect.fn("Engine.trade")(function* (caller: Caller, rfqQuoteId: number) {
       yield* requireTrader(caller)
       const entry = activeQuotes.get(rfqQuoteId)
-      if (entry === undefined) return yield* Effect.fail(apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`))
+      if (entry === undefined)
+        return yield* Effect.fail(apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`))
       return yield* visibleActor(caller, entry.rfqId, (actor) =>
         Effect.gen(function* () {
           const at = yield* now()
@@ -401,7 +482,10 @@ const makeEngine = (config: EngineConfig) =>
           yield* stepActor(actor, { type: "SETTLED", trade: settled, now: yield* now() })
           if (settled.allocations.every((a) => a.status === "failed")) {
             return yield* Effect.fail(
-              apiError("invalidRequest", settled.allocations.map((a) => `credentialsId ${a.credentialsId}: ${a.reason ?? "failed"}`))
+              apiError(
+                "invalidRequest",
+                settled.allocations.map((a) => `credentialsId ${a.credentialsId}: ${a.reason ?? "failed"}`)
+              )
             )
           }
           const rfq = actor.state.rfq
@@ -427,11 +511,17 @@ const makeEngine = (config: EngineConfig) =>
             Effect.gen(function* () {
               const stored = rfq.legs.find((l) => l.instrumentName === leg.instrumentName)
               const currency = rfq.quoteCurrencies[option] ?? rfq.quoteCurrency
-              const resolved = stored?.contracts[option] !== undefined
-                ? yield* venueInstrumentOf(option, leg.instrumentName, stored.contracts[option])
-                : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
+              const resolved =
+                stored?.contracts[option] !== undefined
+                  ? yield* venueInstrumentOf(option, leg.instrumentName, stored.contracts[option])
+                  : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
               if (resolved === undefined) {
-                return yield* Effect.fail(apiError("instrumentNotFoundForLeg", `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`))
+                return yield* Effect.fail(
+                  apiError(
+                    "instrumentNotFoundForLeg",
+                    `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
+                  )
+                )
               }
               const mark = yield* pricing.mark(resolved)
               const band = venues.priceBand(resolved, mark)
@@ -480,7 +570,9 @@ const makeEngine = (config: EngineConfig) =>
       // One element per venue-neutral name: the contract in the base currency's own quote first.
       const seen = new Set<string>()
       const out: Array<Json> = []
-      for (const i of [...wanted].sort((a, b) => (a.quoteCurrency === "USDC" ? 1 : 0) - (b.quoteCurrency === "USDC" ? 1 : 0))) {
+      for (const i of [...wanted].sort(
+        (a, b) => (a.quoteCurrency === "USDC" ? 1 : 0) - (b.quoteCurrency === "USDC" ? 1 : 0)
+      )) {
         if (seen.has(i.instrumentName)) continue
         seen.add(i.instrumentName)
         out.push({
@@ -516,8 +608,12 @@ const makeEngine = (config: EngineConfig) =>
     const credentialsGet = Effect.fn("Engine.credentialsGet")(function* (caller: Caller, id: number) {
       yield* requireTrader(caller)
       const row = yield* accounts.credentials(id)
-      if (Option.isNone(row) || row.value.deskId !== caller.deskId) return yield* Effect.fail(apiError("credentialsNotFound"))
-      const secret = yield* secrets.open(row.value.clientSecretSealed, credentialsAad(row.value.deskId, row.value.alias))
+      if (Option.isNone(row) || row.value.deskId !== caller.deskId)
+        return yield* Effect.fail(apiError("credentialsNotFound"))
+      const secret = yield* secrets.open(
+        row.value.clientSecretSealed,
+        credentialsAad(row.value.deskId, row.value.alias)
+      )
       return {
         alias: row.value.alias,
         clientId: row.value.clientId,
@@ -528,7 +624,10 @@ const makeEngine = (config: EngineConfig) =>
       }
     })
 
-    const credentialsCreate = Effect.fn("Engine.credentialsCreate")(function* (caller: Caller, req: CreateExchangeCredentialsRequest) {
+    const credentialsCreate = Effect.fn("Engine.credentialsCreate")(function* (
+      caller: Caller,
+      req: CreateExchangeCredentialsRequest
+    ) {
       yield* requireTrader(caller)
       const sealed = yield* secrets.seal(req.clientSecret, credentialsAad(caller.deskId, req.alias))
       const id = yield* accounts.insertCredentials({
@@ -557,12 +656,18 @@ const makeEngine = (config: EngineConfig) =>
 
     // ---- bulk block trades --------------------------------------------------------------------
 
-    const bulkBlockTrades = Effect.fn("Engine.bulkBlockTrades")(function* (caller: Caller, req: BulkBlockTradeRequest) {
+    const bulkBlockTrades = Effect.fn("Engine.bulkBlockTrades")(function* (
+      caller: Caller,
+      req: BulkBlockTradeRequest
+    ) {
       yield* requireTrader(caller)
       const own = yield* accounts.credentialsOfDesk(caller.deskId)
       const partners = (yield* accounts.counterparties(caller.deskId)).filter((c) => c.allowsBlockTrade)
-      const partnerCredentials = (yield* Effect.forEach(partners, (p) => accounts.credentialsOfDesk(p.id))).flat()
-      const byAlias = (alias: string) => own.find((c) => c.alias === alias) ?? partnerCredentials.find((c) => c.alias === alias)
+      const partnerCredentials = (yield* Effect.forEach(partners, (p) =>
+        accounts.credentialsOfDesk(p.id)
+      )).flat()
+      const byAlias = (alias: string) =>
+        own.find((c) => c.alias === alias) ?? partnerCredentials.find((c) => c.alias === alias)
       return yield* Effect.forEach(req.blockTrades, (bt) =>
         Effect.gen(function* () {
           const maker = byAlias(bt.makerExchangeCredentials)
@@ -577,12 +682,19 @@ const makeEngine = (config: EngineConfig) =>
           const legs = []
           for (const t of bt.trades) {
             const parsed = parseVenueInstrumentName(t.instrumentName)
-            if (Either.isLeft(parsed)) return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: ${parsed.left.message}` }
+            if (Either.isLeft(parsed))
+              return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: ${parsed.left.message}` }
             const currency = parsed.right.contract === "linear" ? "USDC" : parsed.right.instrument.base
             const neutral = t.instrumentName.replace(/^([A-Z]+)_USDC-/, "$1-")
             const instrument = yield* venues.resolve(venue, neutral, currency)
-            if (Option.isNone(instrument)) return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: not listed on ${venue}` }
-            legs.push({ instrument: instrument.value, direction: t.direction, price: t.price, amount: t.amount })
+            if (Option.isNone(instrument))
+              return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: not listed on ${venue}` }
+            legs.push({
+              instrument: instrument.value,
+              direction: t.direction,
+              price: t.price,
+              amount: t.amount
+            })
           }
           if (!(yield* accounts.claimNonce(caller.deskId, bt.nonce))) {
             return { nonce: bt.nonce, exchangeError: "nonce was already used" }
@@ -623,7 +735,12 @@ const makeEngine = (config: EngineConfig) =>
       legPrices: legPricesOf,
       makers,
       instruments,
-      exchangeCredentials: { list: credentialsList, get: credentialsGet, create: credentialsCreate, delete: credentialsDelete },
+      exchangeCredentials: {
+        list: credentialsList,
+        get: credentialsGet,
+        create: credentialsCreate,
+        delete: credentialsDelete
+      },
       otcCounterparties,
       bulkBlockTrades,
       /** Engine events: subscribe in a scope. */

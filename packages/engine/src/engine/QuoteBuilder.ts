@@ -4,21 +4,36 @@ import type { CreateQuoteRequest, UpdateQuoteRequest } from "../api/QuoteRequest
 import { type ApiError, apiError } from "../domain/Errors.js"
 import type { Direction, SettlementOption } from "../domain/Primitives.js"
 import { decString } from "../rfq/Dec.js"
-import { type LegMarket, type QuoteCandidate, makerLegDirection, structurePriceOf } from "../rfq/QuoteRules.js"
+import {
+  type LegMarket,
+  type QuoteCandidate,
+  makerLegDirection,
+  structurePriceOf
+} from "../rfq/QuoteRules.js"
 import type { Caller, LegContract, QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
 import { Pricing } from "../services/Pricing.js"
 import { type VenueInstrument, Venues } from "../services/Venues.js"
 
-type QuoteFields = Pick<CreateQuoteRequest, "amount" | "settlementOption" | "settlementCredentials" | "legs" | "hedge" | "label">
+type QuoteFields = Pick<
+  CreateQuoteRequest,
+  "amount" | "settlementOption" | "settlementCredentials" | "legs" | "hedge" | "label"
+>
 
 /** The venue contract behind a leg's stored contract reference, with its rules. */
-export const venueInstrumentOf = (option: SettlementOption, instrumentName: string, contract: LegContract | undefined) =>
+export const venueInstrumentOf = (
+  option: SettlementOption,
+  instrumentName: string,
+  contract: LegContract | undefined
+) =>
   Effect.gen(function* () {
     const venues = yield* Venues
-    if (contract === undefined) return yield* Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
+    if (contract === undefined)
+      return yield* Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
     const found = yield* venues.resolve(option, instrumentName, contract.quoteCurrency)
     if (Option.isNone(found)) {
-      return yield* Effect.fail(apiError("failedToFetchInstrumentForLeg", `${instrumentName} is no longer listed on ${option}`))
+      return yield* Effect.fail(
+        apiError("failedToFetchInstrumentForLeg", `${instrumentName} is no longer listed on ${option}`)
+      )
     }
     return found.value
   })
@@ -60,27 +75,45 @@ export const buildQuoteCandidate = (
     const option = req.settlementOption
     if (!rfq.settlementOptions.includes(option)) {
       return yield* Effect.fail(
-        apiError("invalidRequest", `settlementOption: ${option} is not a settlement option of the RFQ (${rfq.settlementOptions.join(", ")})`)
+        apiError(
+          "invalidRequest",
+          `settlementOption: ${option} is not a settlement option of the RFQ (${rfq.settlementOptions.join(", ")})`
+        )
       )
     }
     const desk = yield* accounts.credentialsOfDesk(caller.deskId)
     let credentialsId: number
     if (req.settlementCredentials !== undefined) {
       const row = desk.find((c) => c.id === req.settlementCredentials)
-      if (row === undefined) return yield* Effect.fail(apiError("credentialsNotFound", `settlementCredentials ${req.settlementCredentials}`))
+      if (row === undefined)
+        return yield* Effect.fail(
+          apiError("credentialsNotFound", `settlementCredentials ${req.settlementCredentials}`)
+        )
       if (row.exchange !== option) {
-        return yield* Effect.fail(apiError("invalidRequest", `settlementCredentials: ${row.alias} is for ${row.exchange}, not ${option}`))
+        return yield* Effect.fail(
+          apiError(
+            "invalidRequest",
+            `settlementCredentials: ${row.alias} is for ${row.exchange}, not ${option}`
+          )
+        )
       }
       credentialsId = row.id
     } else {
-      const row = desk.find((c) => c.exchange === option && c.isExchangeDefault) ?? desk.find((c) => c.exchange === option)
-      if (row === undefined) return yield* Effect.fail(apiError("invalidRequest", `settlementCredentials: the desk has no ${option} credentials`))
+      const row =
+        desk.find((c) => c.exchange === option && c.isExchangeDefault) ??
+        desk.find((c) => c.exchange === option)
+      if (row === undefined)
+        return yield* Effect.fail(
+          apiError("invalidRequest", `settlementCredentials: the desk has no ${option} credentials`)
+        )
       credentialsId = row.id
     }
     const byName = new Map(req.legs.map((l) => [l.instrumentName, l]))
     for (const l of req.legs) {
       if (!rfq.legs.some((r) => r.instrumentName === l.instrumentName)) {
-        return yield* Effect.fail(apiError("invalidRequest", `legs: ${l.instrumentName} is not a leg of the RFQ`))
+        return yield* Effect.fail(
+          apiError("invalidRequest", `legs: ${l.instrumentName} is not a leg of the RFQ`)
+        )
       }
     }
     const amount = req.amount
@@ -88,7 +121,8 @@ export const buildQuoteCandidate = (
     const legs: Array<QuoteRecord["legs"][number]> = []
     for (const [i, leg] of rfq.legs.entries()) {
       const sent = byName.get(leg.instrumentName)
-      if (sent === undefined) return yield* Effect.fail(apiError("invalidRequest", `legs: ${leg.instrumentName} is missing`))
+      if (sent === undefined)
+        return yield* Effect.fail(apiError("invalidRequest", `legs: ${leg.instrumentName} is missing`))
       const instrument = yield* venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
       legMarkets.push(yield* marketOf(instrument))
       legs.push({
@@ -105,12 +139,21 @@ export const buildQuoteCandidate = (
     if (rfq.hedge !== undefined) {
       const sentPrice = req.hedge?.price ?? BigDecimal.unsafeFromString(rfq.hedge.price)
       const name = req.hedge?.instrumentName ?? rfq.hedge.instrumentName
-      const instrument = yield* venueInstrumentOf(option, rfq.hedge.instrumentName, rfq.hedge.contracts[option])
+      const instrument = yield* venueInstrumentOf(
+        option,
+        rfq.hedge.instrumentName,
+        rfq.hedge.contracts[option]
+      )
       hedgeMarket = yield* marketOf(instrument)
       hedge = {
         instrumentName: name,
         instrumentId: instrument.instrumentId,
-        direction: identity.direction === "sell" ? rfq.hedge.direction : rfq.hedge.direction === "buy" ? "sell" : "buy",
+        direction:
+          identity.direction === "sell"
+            ? rfq.hedge.direction
+            : rfq.hedge.direction === "buy"
+              ? "sell"
+              : "buy",
         price: decString(sentPrice),
         amount: rfq.hedge.amount
       }
@@ -135,7 +178,10 @@ export const buildQuoteCandidate = (
       settlementCredentials: credentialsId,
       quoteCurrency: rfq.quoteCurrencies[option] ?? rfq.quoteCurrency,
       amount: decString(amount),
-      price: structurePriceOf(rfq.legs, legs.map((l) => l.price)),
+      price: structurePriceOf(
+        rfq.legs,
+        legs.map((l) => l.price)
+      ),
       legs,
       hedge,
       status: "active",

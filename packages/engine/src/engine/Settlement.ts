@@ -20,7 +20,9 @@ export const planTrade = (
   Effect.gen(function* () {
     const option = quote.settlementOption
     const accounts = rfq.settlementAccounts[option] ?? []
-    const instruments = yield* Effect.forEach(rfq.legs, (leg) => venueInstrumentOf(option, leg.instrumentName, leg.contracts[option]))
+    const instruments = yield* Effect.forEach(rfq.legs, (leg) =>
+      venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
+    )
     const step = splitAmountStep(instruments)
     const amounts = allocateSplit(
       dec(quote.amount),
@@ -54,7 +56,12 @@ export const planTrade = (
   })
 
 /** The legs of one allocation's block trade: every RFQ leg (and the hedge) at the quote's prices. */
-const blockTradeLegs = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeRecord, allocation: AllocationRecord) =>
+const blockTradeLegs = (
+  rfq: RfqRecord,
+  quote: QuoteRecord,
+  trade: TradeRecord,
+  allocation: AllocationRecord
+) =>
   Effect.gen(function* () {
     const option = trade.settlementOption
     const share = dec(allocation.amount)
@@ -69,19 +76,35 @@ const blockTradeLegs = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeRecord, 
       })
     }
     if (rfq.hedge !== undefined && quote.hedge !== undefined) {
-      const instrument = yield* venueInstrumentOf(option, rfq.hedge.instrumentName, rfq.hedge.contracts[option])
+      const instrument = yield* venueInstrumentOf(
+        option,
+        rfq.hedge.instrumentName,
+        rfq.hedge.contracts[option]
+      )
       // The hedge scales with the traded share of the RFQ amount, on the hedge's own step.
-      const scaled = BigDecimal.unsafeDivide(BigDecimal.multiply(dec(rfq.hedge.amount), share), dec(rfq.amount))
+      const scaled = BigDecimal.unsafeDivide(
+        BigDecimal.multiply(dec(rfq.hedge.amount), share),
+        dec(rfq.amount)
+      )
       const steps = BigDecimal.unsafeDivide(scaled, instrument.amountStep)
       const amount = BigDecimal.multiply(BigDecimal.truncate(steps, 0), instrument.amountStep)
       if (BigDecimal.isPositive(amount)) {
-        legs.push({ instrument, direction: quote.hedge.direction, price: dec(quote.hedge.price), amount: BigDecimal.normalize(amount) })
+        legs.push({
+          instrument,
+          direction: quote.hedge.direction,
+          price: dec(quote.hedge.price),
+          amount: BigDecimal.normalize(amount)
+        })
       }
     }
     return legs
   })
 
-const settledAllocation = (a: AllocationRecord, executed: ExecutedBlockTrade, now: number): AllocationRecord => ({
+const settledAllocation = (
+  a: AllocationRecord,
+  executed: ExecutedBlockTrade,
+  now: number
+): AllocationRecord => ({
   ...a,
   status: "filled",
   exchangeTradeId: executed.blockTradeId,
@@ -93,7 +116,12 @@ const settledAllocation = (a: AllocationRecord, executed: ExecutedBlockTrade, no
  * with their outcomes. A pending allocation the venue already executed under its key is taken as
  * filled without a second execution; one it never saw is executed now.
  */
-export const settleTrade = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeRecord, now: () => Effect.Effect<number>) =>
+export const settleTrade = (
+  rfq: RfqRecord,
+  quote: QuoteRecord,
+  trade: TradeRecord,
+  now: () => Effect.Effect<number>
+) =>
   Effect.gen(function* () {
     const venues = yield* Venues
     const accounts = yield* AccountStore
@@ -108,11 +136,21 @@ export const settleTrade = (rfq: RfqRecord, quote: QuoteRecord, trade: TradeReco
           if (Option.isSome(known)) return settledAllocation(allocation, known.value, yield* now())
           const takerRow = yield* accounts.credentials(allocation.credentialsId)
           if (Option.isNone(takerRow) || Option.isNone(makerRow)) {
-            return { ...allocation, status: "failed" as const, reason: "settlement credentials no longer exist", updatedAt: yield* now() }
+            return {
+              ...allocation,
+              status: "failed" as const,
+              reason: "settlement credentials no longer exist",
+              updatedAt: yield* now()
+            }
           }
           const legs = yield* blockTradeLegs(rfq, quote, trade, allocation).pipe(Effect.either)
           if (Either.isLeft(legs)) {
-            return { ...allocation, status: "failed" as const, reason: legs.left.message, updatedAt: yield* now() }
+            return {
+              ...allocation,
+              status: "failed" as const,
+              reason: legs.left.message,
+              updatedAt: yield* now()
+            }
           }
           const result = yield* venues
             .executeBlockTrade({

@@ -96,7 +96,9 @@ export const makeExpiryScheduler = (onDue: (rfqId: number, now: number) => Effec
         Effect.suspend(() => {
           const earliest = heap.peek()
           heap.push(expiresAt, rfqId)
-          return earliest === undefined || expiresAt < earliest ? Deferred.succeed(wake, undefined) : Effect.void
+          return earliest === undefined || expiresAt < earliest
+            ? Deferred.succeed(wake, undefined)
+            : Effect.void
         }),
       size: () => heap.size
     }

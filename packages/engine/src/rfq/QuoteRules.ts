@@ -69,7 +69,11 @@ const priceRejection = (label: string, price: Dec, market: LegMarket): ApiError 
   return undefined
 }
 
-const amountRejection = (label: string, amount: BigDecimal.BigDecimal, market: LegMarket): string | undefined => {
+const amountRejection = (
+  label: string,
+  amount: BigDecimal.BigDecimal,
+  market: LegMarket
+): string | undefined => {
   if (!isMultipleOf(amount, dec(market.amountStep))) {
     return `${label}: amount ${decString(amount)} is not a multiple of the venue's amount step ${market.amountStep}`
   }
@@ -80,11 +84,7 @@ const amountRejection = (label: string, amount: BigDecimal.BigDecimal, market: L
 }
 
 /** The RFQ must be open and not past its expiry for a quote or an accept. */
-export const openRejection = (
-  state: RfqState,
-  status: string,
-  now: number
-): ApiError | undefined => {
+export const openRejection = (state: RfqState, status: string, now: number): ApiError | undefined => {
   if (status === "expired" || (status === "open" && now >= state.rfq.expiresAt)) return apiError("rfqExpired")
   if (status !== "open") return apiError("invalidRequest", `the RFQ is ${status}; it must be open`)
   return undefined
@@ -114,7 +114,10 @@ export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidat
     return apiError("invalidRequest", `quoteCurrency: must be ${rfq.quoteCurrencies[quote.settlementOption]}`)
   }
   if (quote.legs.length !== rfq.legs.length || c.legMarkets.length !== rfq.legs.length) {
-    return apiError("invalidRequest", `legs: the quote has ${quote.legs.length} legs, the RFQ has ${rfq.legs.length}`)
+    return apiError(
+      "invalidRequest",
+      `legs: the quote has ${quote.legs.length} legs, the RFQ has ${rfq.legs.length}`
+    )
   }
   for (let i = 0; i < rfq.legs.length; i++) {
     const leg = rfq.legs[i]!
@@ -126,7 +129,10 @@ export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidat
     if (rejected !== undefined) return rejected
   }
   if ((rfq.hedge === undefined) !== (quote.hedge === undefined)) {
-    return apiError("invalidRequest", rfq.hedge === undefined ? "hedge: the RFQ has no hedge" : "hedge: is missing")
+    return apiError(
+      "invalidRequest",
+      rfq.hedge === undefined ? "hedge: the RFQ has no hedge" : "hedge: is missing"
+    )
   }
   if (rfq.hedge !== undefined && quote.hedge !== undefined) {
     if (quote.hedge.instrumentName !== rfq.hedge.instrumentName) {
@@ -143,7 +149,11 @@ export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidat
     return apiError("invalidRequest", `amount: ${quote.amount} exceeds the RFQ amount ${rfq.amount}`)
   }
   const amountReasons = rfq.legs.flatMap((leg, i) => {
-    const r = amountRejection(`legs[${i}] ${leg.instrumentName}`, BigDecimal.multiply(amount, dec(leg.ratio)), c.legMarkets[i]!)
+    const r = amountRejection(
+      `legs[${i}] ${leg.instrumentName}`,
+      BigDecimal.multiply(amount, dec(leg.ratio)),
+      c.legMarkets[i]!
+    )
     return r === undefined ? [] : [r]
   })
   if (amountReasons.length > 0) return apiError("invalidRequest", amountReasons)

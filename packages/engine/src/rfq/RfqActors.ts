@@ -57,7 +57,13 @@ const eventsOf = (value: RfqStateValue, state: RfqState, seq: number, effects: R
     switch (e.type) {
       case "quoteStored": {
         const p = e.params as { quote: RfqState["quotes"][number]; previous?: unknown }
-        out.push({ type: "quote", event: p.previous === undefined ? "created" : "updated", seq, view, quote: p.quote })
+        out.push({
+          type: "quote",
+          event: p.previous === undefined ? "created" : "updated",
+          seq,
+          view,
+          quote: p.quote
+        })
         break
       }
       case "quotesClosed": {
@@ -149,7 +155,8 @@ export const makeRfqActors = Effect.gen(function* () {
   const expireIfDue = (actor: RfqActor) =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      if (actor.value === "open" && now >= actor.state.rfq.expiresAt) yield* commit(actor, { type: "EXPIRE", now })
+      if (actor.value === "open" && now >= actor.state.rfq.expiresAt)
+        yield* commit(actor, { type: "EXPIRE", now })
     })
 
   /**

@@ -42,10 +42,12 @@ export interface ClosedQuote {
 const settledCount = (trade: TradeRecord) => trade.allocations.filter((a) => a.status === "filled").length
 
 const closeAll = (quotes: RfqState["quotes"], status: ClosedQuote["status"], except?: number) =>
-  Object.values(quotes).map((quote): ClosedQuote => ({
-    quote,
-    status: quote.id === except ? "filled" : status
-  }))
+  Object.values(quotes).map(
+    (quote): ClosedQuote => ({
+      quote,
+      status: quote.id === except ? "filled" : status
+    })
+  )
 
 export const rfqMachine = setup({
   types: {
@@ -57,7 +59,8 @@ export const rfqMachine = setup({
     quoteAcceptable: ({ context, event }) =>
       event.type === "QUOTE.PUT" && quoteRejection(context, "open", event.candidate) === undefined,
     acceptable: ({ context, event }) =>
-      event.type === "ACCEPT" && acceptRejection(context, "open", event.quoteId, event.caller, event.now) === undefined,
+      event.type === "ACCEPT" &&
+      acceptRejection(context, "open", event.quoteId, event.caller, event.now) === undefined,
     allSettled: ({ event }) =>
       event.type === "SETTLED" && event.trade.allocations.every((a) => a.status === "filled"),
     someSettled: ({ event }) => event.type === "SETTLED" && settledCount(event.trade) > 0,
@@ -65,11 +68,20 @@ export const rfqMachine = setup({
   },
   actions: {
     // Effects for the interpreter. Their params say everything it needs; bodies are empty on purpose.
-    quoteStored: (_, _params: { readonly quote: QuoteRecord; readonly previous?: QuoteRecord | undefined }) => {},
+    quoteStored: (
+      _,
+      _params: { readonly quote: QuoteRecord; readonly previous?: QuoteRecord | undefined }
+    ) => {},
     quotesClosed: (_, _params: { readonly closed: ReadonlyArray<ClosedQuote>; readonly at: number }) => {},
     tradeStarted: (_, _params: { readonly trade: TradeRecord }) => {},
-    tradeFinished: (_, _params: { readonly trade: TradeRecord; readonly outcome: "filled" | "filledPartial" | "refused" }) => {},
-    rfqClosed: (_, _params: { readonly status: "filled" | "filledPartial" | "cancelled" | "expired"; readonly at: number }) => {},
+    tradeFinished: (
+      _,
+      _params: { readonly trade: TradeRecord; readonly outcome: "filled" | "filledPartial" | "refused" }
+    ) => {},
+    rfqClosed: (
+      _,
+      _params: { readonly status: "filled" | "filledPartial" | "cancelled" | "expired"; readonly at: number }
+    ) => {},
     rfqDeleted: (_, _params: { readonly at: number }) => {}
   }
 }).createMachine({
@@ -89,7 +101,12 @@ export const rfqMachine = setup({
                 previous: context.quotes[event.candidate.quote.id]
               })
             },
-            assign({ quotes: ({ context, event }) => ({ ...context.quotes, [event.candidate.quote.id]: event.candidate.quote }) })
+            assign({
+              quotes: ({ context, event }) => ({
+                ...context.quotes,
+                [event.candidate.quote.id]: event.candidate.quote
+              })
+            })
           ]
         },
         "QUOTE.CLOSE": {
@@ -124,7 +141,13 @@ export const rfqMachine = setup({
         CANCEL: {
           target: "cancelled",
           actions: [
-            { type: "quotesClosed", params: ({ context, event }) => ({ closed: closeAll(context.quotes, "cancelled"), at: event.now }) },
+            {
+              type: "quotesClosed",
+              params: ({ context, event }) => ({
+                closed: closeAll(context.quotes, "cancelled"),
+                at: event.now
+              })
+            },
             { type: "rfqClosed", params: ({ event }) => ({ status: "cancelled" as const, at: event.now }) },
             assign({ quotes: () => ({}), closedAt: ({ event }) => event.now })
           ]
@@ -133,7 +156,10 @@ export const rfqMachine = setup({
           guard: "due",
           target: "expired",
           actions: [
-            { type: "quotesClosed", params: ({ context, event }) => ({ closed: closeAll(context.quotes, "expired"), at: event.now }) },
+            {
+              type: "quotesClosed",
+              params: ({ context, event }) => ({ closed: closeAll(context.quotes, "expired"), at: event.now })
+            },
             { type: "rfqClosed", params: ({ event }) => ({ status: "expired" as const, at: event.now }) },
             assign({ quotes: () => ({}), closedAt: ({ event }) => event.now })
           ]
@@ -147,7 +173,10 @@ export const rfqMachine = setup({
             guard: "allSettled",
             target: "filled",
             actions: [
-              { type: "tradeFinished", params: ({ event }) => ({ trade: event.trade, outcome: "filled" as const }) },
+              {
+                type: "tradeFinished",
+                params: ({ event }) => ({ trade: event.trade, outcome: "filled" as const })
+              },
               {
                 type: "quotesClosed",
                 params: ({ context, event }) => ({
@@ -156,14 +185,21 @@ export const rfqMachine = setup({
                 })
               },
               { type: "rfqClosed", params: ({ event }) => ({ status: "filled" as const, at: event.now }) },
-              assign({ trade: ({ event }) => event.trade, quotes: () => ({}), closedAt: ({ event }) => event.now })
+              assign({
+                trade: ({ event }) => event.trade,
+                quotes: () => ({}),
+                closedAt: ({ event }) => event.now
+              })
             ]
           },
           {
             guard: "someSettled",
             target: "filledPartial",
             actions: [
-              { type: "tradeFinished", params: ({ event }) => ({ trade: event.trade, outcome: "filledPartial" as const }) },
+              {
+                type: "tradeFinished",
+                params: ({ event }) => ({ trade: event.trade, outcome: "filledPartial" as const })
+              },
               {
                 type: "quotesClosed",
                 params: ({ context, event }) => ({
@@ -171,15 +207,25 @@ export const rfqMachine = setup({
                   at: event.now
                 })
               },
-              { type: "rfqClosed", params: ({ event }) => ({ status: "filledPartial" as const, at: event.now }) },
-              assign({ trade: ({ event }) => event.trade, quotes: () => ({}), closedAt: ({ event }) => event.now })
+              {
+                type: "rfqClosed",
+                params: ({ event }) => ({ status: "filledPartial" as const, at: event.now })
+              },
+              assign({
+                trade: ({ event }) => event.trade,
+                quotes: () => ({}),
+                closedAt: ({ event }) => event.now
+              })
             ]
           },
           {
             // Every account failed: the trade is refused, the RFQ stays open, the quote stays active.
             target: "open",
             actions: [
-              { type: "tradeFinished", params: ({ event }) => ({ trade: event.trade, outcome: "refused" as const }) },
+              {
+                type: "tradeFinished",
+                params: ({ event }) => ({ trade: event.trade, outcome: "refused" as const })
+              },
               assign({ trade: () => undefined })
             ]
           }
@@ -202,7 +248,14 @@ export const rfqMachine = setup({
 })
 
 export type RfqSnapshot = SnapshotFrom<typeof rfqMachine>
-export type RfqStateValue = "open" | "settling" | "filled" | "filledPartial" | "expired" | "cancelled" | "deleted"
+export type RfqStateValue =
+  | "open"
+  | "settling"
+  | "filled"
+  | "filledPartial"
+  | "expired"
+  | "cancelled"
+  | "deleted"
 export type RfqEffect = ReturnType<typeof transition<typeof rfqMachine>>[1][number]
 
 /** A snapshot in `value` with `context`, as restored from storage (no actions run). */
@@ -217,7 +270,11 @@ export const publicStatus = (value: RfqStateValue) => (value === "settling" ? "o
 /** Steps the machine purely. `changed` is false when no transition was taken (a guard refused). */
 export const step = (snapshot: RfqSnapshot, event: RfqEvent) => {
   const [next, effects] = transition(rfqMachine, snapshot, event)
-  return { next, effects, changed: next !== snapshot && (next.value !== snapshot.value || next.context !== snapshot.context) }
+  return {
+    next,
+    effects,
+    changed: next !== snapshot && (next.value !== snapshot.value || next.context !== snapshot.context)
+  }
 }
 
 /** Sum of settled allocation amounts. */

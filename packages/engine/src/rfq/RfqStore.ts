@@ -62,7 +62,9 @@ export interface RfqStoreService {
   readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
   /** Any RFQ by id (closed ones with their trade), unless deleted. */
   readonly load: (rfqId: number) => Effect.Effect<Option.Option<StoredRfq>>
-  readonly list: (filter: RfqListFilter) => Effect.Effect<{ readonly total: number; readonly ids: ReadonlyArray<number> }>
+  readonly list: (
+    filter: RfqListFilter
+  ) => Effect.Effect<{ readonly total: number; readonly ids: ReadonlyArray<number> }>
   readonly listQuotes: (
     filter: QuoteListFilter
   ) => Effect.Effect<{ readonly total: number; readonly quotes: ReadonlyArray<QuoteRecord> }>

@@ -36,7 +36,7 @@ export const productIdOf = (rfq: RfqRecord): number => {
     h ^= key.charCodeAt(i)
     h = Math.imul(h, 0x01000193)
   }
-  return (h >>> 1) || 1
+  return h >>> 1 || 1
 }
 
 const isTradeParty = (trade: TradeRecord | undefined, rfq: RfqRecord, caller: Caller): trade is TradeRecord =>
@@ -55,7 +55,11 @@ const quoteSummary = (q: QuoteRecord): Json => ({
 })
 
 /** The RFQ object of the spec as `caller` sees it, or undefined when the caller may not see it. */
-export const renderRfq = (view: RfqView, caller: Caller, options: { readonly single: boolean }): Json | undefined => {
+export const renderRfq = (
+  view: RfqView,
+  caller: Caller,
+  options: { readonly single: boolean }
+): Json | undefined => {
   const { rfq, trade } = view
   if (!canSee(rfq, caller)) return undefined
   const taker = isTaker(rfq, caller)
@@ -90,7 +94,9 @@ export const renderRfq = (view: RfqView, caller: Caller, options: { readonly sin
             amount: decNumber(rfq.hedge.amount),
             direction: rfq.hedge.direction,
             ...(rfq.hedge.expiry === undefined ? {} : { expiry: rfq.hedge.expiry }),
-            ...(rfq.hedge.contracts[opt] === undefined ? {} : { instrumentId: rfq.hedge.contracts[opt].instrumentId }),
+            ...(rfq.hedge.contracts[opt] === undefined
+              ? {}
+              : { instrumentId: rfq.hedge.contracts[opt].instrumentId }),
             instrumentName: rfq.hedge.instrumentName,
             price: decNumber(rfq.hedge.price)
           }
@@ -212,8 +218,14 @@ export const renderQuoteBook = (rfq: RfqRecord, quotes: ReadonlyArray<QuoteRecor
         rfqId: rfq.id,
         settlementOption: option,
         quoteCurrency: rfq.quoteCurrencies[option],
-        bids: own.filter((q) => q.direction === "buy").sort(byPrice(-1)).map(renderTakerQuote),
-        asks: own.filter((q) => q.direction === "sell").sort(byPrice(1)).map(renderTakerQuote)
+        bids: own
+          .filter((q) => q.direction === "buy")
+          .sort(byPrice(-1))
+          .map(renderTakerQuote),
+        asks: own
+          .filter((q) => q.direction === "sell")
+          .sort(byPrice(1))
+          .map(renderTakerQuote)
       }
     ]
   })

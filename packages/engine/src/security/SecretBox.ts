@@ -76,4 +76,5 @@ export const makeSecretBox = (keys: ReadonlyMap<number, Uint8Array>): SecretBoxS
   return { seal, open, currentVersion }
 }
 
-export const SecretBoxLive = (keys: ReadonlyMap<number, Uint8Array>) => Layer.succeed(SecretBox, makeSecretBox(keys))
+export const SecretBoxLive = (keys: ReadonlyMap<number, Uint8Array>) =>
+  Layer.succeed(SecretBox, makeSecretBox(keys))

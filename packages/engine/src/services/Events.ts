@@ -38,7 +38,10 @@ export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller
     case "rfq.maker":
     case "rfq.taker": {
       if (event.type !== "rfq") return undefined
-      const mine = channel === "rfq.taker" ? isTaker(rfq, caller) : !isTaker(rfq, caller) && isInvited(rfq, caller.makerId)
+      const mine =
+        channel === "rfq.taker"
+          ? isTaker(rfq, caller)
+          : !isTaker(rfq, caller) && isInvited(rfq, caller.makerId)
       if (!mine) return undefined
       if (event.event === "deleted") return { event: event.event, rfqId: rfq.id }
       const body = renderRfq(event.view, caller, { single: false })
@@ -50,7 +53,12 @@ export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller
     }
     case "rfq_quote.taker": {
       if (event.type !== "quote" || !isTaker(rfq, caller)) return undefined
-      return { event: event.event, rfqId: rfq.id, ...renderTakerQuote(event.quote), status: event.quote.status }
+      return {
+        event: event.event,
+        rfqId: rfq.id,
+        ...renderTakerQuote(event.quote),
+        status: event.quote.status
+      }
     }
   }
 }
@@ -68,7 +76,8 @@ export const EventsLive = Layer.effect(
   Effect.gen(function* () {
     const hub = yield* PubSub.unbounded<EngineEvent>()
     return {
-      publish: (events) => (events.length === 0 ? Effect.void : PubSub.publishAll(hub, events).pipe(Effect.asVoid)),
+      publish: (events) =>
+        events.length === 0 ? Effect.void : PubSub.publishAll(hub, events).pipe(Effect.asVoid),
       subscribe: PubSub.subscribe(hub)
     }
   })

@@ -106,7 +106,9 @@ export interface VenuesService {
   /** The venue's pre-check of a block trade (split rule 5): no side effect. */
   readonly simulateBlockTrade: (request: BlockTradeRequest) => Effect.Effect<void, VenueRejection>
   /** Executes a block trade, idempotent by `request.idempotencyKey`. */
-  readonly executeBlockTrade: (request: BlockTradeRequest) => Effect.Effect<ExecutedBlockTrade, VenueRejection>
+  readonly executeBlockTrade: (
+    request: BlockTradeRequest
+  ) => Effect.Effect<ExecutedBlockTrade, VenueRejection>
   /** The block trade executed under `idempotencyKey`, if any (reconciliation after a crash). */
   readonly findByKey: (
     venue: SettlementOption,
