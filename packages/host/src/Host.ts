@@ -1,0 +1,121 @@
+import * as path from "node:path"
+import { Data, Effect, type Layer, Logger, Option, Redacted } from "effect"
+import { type HostConfig, InvalidConfiguration, loadHostConfig } from "./Config.js"
+import { acquireDataDirLock, DataDirLocked, DataDirLockFailed } from "./DataDirLock.js"
+import { healthRoutes } from "./HealthRoutes.js"
+import { ListenFailed, serve } from "./HttpServer.js"
+import type { Route } from "./Router.js"
+import { resolveSecrets, type Secrets } from "./Secrets.js"
+
+/** What the engine's `makeDatabaseLayer` takes. */
+export type DatabaseLayerConfig =
+  | { readonly kind: "pglite"; readonly dataDir: string }
+  | { readonly kind: "postgres"; readonly url: string; readonly schema?: string }
+
+/** PGlite's files live in a subdirectory so that the lock and key files stay out of its way. */
+export const PGLITE_SUBDIR = "pglite"
+
+/**
+ * What the host is assembled from. The database comes in as a layer (built once, held for the
+ * process lifetime, released after the last request) and `ping` as its readiness probe; the routes
+ * of later features plug in through `routes`.
+ */
+export interface HostDependencies<R> {
+  readonly databaseLayer: (config: DatabaseLayerConfig) => Layer.Layer<R, unknown>
+  readonly ping: Effect.Effect<void, unknown, R>
+  readonly routes?: (input: {
+    readonly config: HostConfig
+    readonly secrets: Secrets
+  }) => ReadonlyArray<Route<R>>
+}
+
+/** The database could not be opened or migrated. */
+export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{
+  readonly message: string
+}> {}
+
+/** Every way the start can fail; each carries the one line printed before exiting with code 1. */
+export type StartupFailure =
+  | InvalidConfiguration
+  | DataDirLocked
+  | DataDirLockFailed
+  | ListenFailed
+  | DatabaseUnavailable
+
+export const databaseLayerConfig = (config: HostConfig): DatabaseLayerConfig => {
+  const database = config.database
+  if (database.kind === "pglite") return { kind: "pglite", dataDir: path.join(config.dataDir, PGLITE_SUBDIR) }
+  const url = Redacted.value(database.url)
+  return Option.match(database.schema, {
+    onNone: () => ({ kind: "postgres", url }),
+    onSome: (schema) => ({ kind: "postgres", url, schema })
+  })
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The host from start to shutdown: configuration, data-directory lock (embedded mode), secrets,
+ * database with migrations, HTTP server. It runs until interrupted (SIGTERM/SIGINT through
+ * `runMain`); the scopes then unwind in reverse: stop listening and drain, close the database,
+ * release the lock.
+ */
+export const runHost = <R>(deps: HostDependencies<R>): Effect.Effect<never, StartupFailure> =>
+  Effect.gen(function* () {
+    const config = yield* loadHostConfig
+    return yield* Effect.gen(function* () {
+      const embedded = config.database.kind === "pglite"
+      yield* Effect.logInfo("starting").pipe(
+        Effect.annotateLogs({
+          database: embedded ? "embedded" : "postgres",
+          ...(embedded ? { dataDir: path.resolve(config.dataDir) } : {}),
+          host: config.host,
+          port: config.port,
+          demo: config.demo
+        })
+      )
+      if (embedded) yield* acquireDataDirLock(config.dataDir)
+      const secrets = yield* resolveSecrets(config)
+      yield* Effect.logInfo("secrets loaded").pipe(
+        Effect.annotateLogs({
+          encryptionKey: Option.isSome(config.encryptionKey) ? "environment" : "data directory",
+          jwtSecret: Option.isSome(config.jwtSecret) ? "environment" : "data directory"
+        })
+      )
+
+      const database = deps.databaseLayer(databaseLayerConfig(config))
+      const openedAt = Date.now()
+      return yield* Effect.gen(function* () {
+        yield* Effect.logInfo("database ready").pipe(
+          Effect.annotateLogs({ milliseconds: Date.now() - openedAt })
+        )
+        const context = yield* Effect.context<R>()
+        const server = yield* serve({
+          host: config.host,
+          port: config.port,
+          routes: [
+            ...healthRoutes(Effect.provide(deps.ping, context)),
+            ...(deps.routes?.({ config, secrets }) ?? [])
+          ]
+        })
+        yield* Effect.logInfo(`listening on ${server.url}`).pipe(Effect.annotateLogs({ url: server.url }))
+        yield* Effect.addFinalizer(() => Effect.logInfo("shutting down"))
+        return yield* Effect.never
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(database),
+        Effect.mapError((error) =>
+          error instanceof ListenFailed
+            ? error
+            : new DatabaseUnavailable({ message: `cannot open the database: ${describe(error)}` })
+        )
+      )
+    }).pipe(Effect.scoped, Logger.withMinimumLogLevel(config.logLevel))
+  }).pipe(Effect.provide(Logger.json))
+
+export const isStartupFailure = (error: unknown): error is StartupFailure =>
+  error instanceof InvalidConfiguration ||
+  error instanceof DataDirLocked ||
+  error instanceof DataDirLockFailed ||
+  error instanceof ListenFailed ||
+  error instanceof DatabaseUnavailable

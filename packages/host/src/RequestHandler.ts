@@ -1,0 +1,201 @@
+import { Buffer } from "node:buffer"
+import { STATUS_CODES } from "node:http"
+import { type ApiError, apiError, isApiError } from "@rfq/engine"
+import { Cause, Effect, Exit, type Fiber, FiberId, Runtime } from "effect"
+import type uWS from "uWebSockets.js"
+import type { InFlight } from "./InFlight.js"
+import type { RouteRequest, RouteResponse, Router } from "./Router.js"
+
+export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * Runs around every request, matched or not (404, 405 included), so cross-cutting concerns such as
+ * rate limits and their headers see all traffic. `next` is the routed handling.
+ */
+export type Around<R> = (
+  request: RouteRequest,
+  next: Effect.Effect<RouteResponse, ApiError, R>
+) => Effect.Effect<RouteResponse, ApiError, R>
+
+export interface RequestHandlerOptions<R> {
+  readonly router: Router<R>
+  readonly runtime: Runtime.Runtime<R>
+  readonly inFlight: InFlight
+  /** While true, new requests are answered 503 and their connections closed. */
+  readonly isDraining: () => boolean
+  readonly maxBodyBytes?: number
+  readonly around?: Around<R>
+}
+
+export const errorResponse = (error: ApiError): RouteResponse => ({
+  status: error.status,
+  body: error.toBody()
+})
+
+const statusLine = (status: number): string => `${status} ${STATUS_CODES[status] ?? "Unknown"}`
+
+/** The routed handling of one request, with every failure turned into the standard error body. */
+const dispatch = <R>(
+  options: RequestHandlerOptions<R>,
+  request: RouteRequest
+): Effect.Effect<RouteResponse, never, R> => {
+  const routed: Effect.Effect<RouteResponse, ApiError, R> = Effect.suspend(() => {
+    const match = options.router.match(request.method, request.path)
+    switch (match._tag) {
+      case "Found":
+        return match.route.handler({ ...request, params: match.params })
+      case "MethodNotAllowed":
+        return Effect.fail(apiError("methodNotAllowed", `allowed: ${match.allow.join(", ")}`))
+      case "MalformedPath":
+        return Effect.fail(apiError("invalidRequest", "the path is not valid percent-encoding"))
+      case "NotFound":
+        return Effect.fail(apiError("notFound"))
+    }
+  })
+  return (
+    options.around === undefined ? routed : Effect.suspend(() => options.around!(request, routed))
+  ).pipe(
+    Effect.catchAll((error) =>
+      // The type says ApiError; anything else reaching here is a bug, answered like a defect.
+      isApiError(error) ? Effect.succeed(errorResponse(error)) : Effect.die(error)
+    ),
+    Effect.catchAllCause((cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause as Cause.Cause<never>)
+        : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
+    ),
+    Effect.annotateLogs({ method: request.method, path: request.path })
+  )
+}
+
+/**
+ * The uWS handler for every route. It follows the rules of uWS: `onAborted` first; everything
+ * needed from `req` copied before returning (it is stack allocated); the body read with a cap;
+ * every later write corked and skipped once the connection is gone; no exception ever escapes into
+ * the native callback. Each request runs as one fiber on the captured runtime, interrupted when the
+ * client goes away.
+ */
+export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES
+  const runFork = Runtime.runFork(options.runtime)
+
+  return (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+    let aborted = false
+    let responded = false
+    let settled = false
+    let fiber: Fiber.RuntimeFiber<RouteResponse> | undefined
+    options.inFlight.begin()
+    const settle = () => {
+      if (settled) return
+      settled = true
+      options.inFlight.end()
+    }
+
+    const write = (response: RouteResponse, closeConnection = false): void => {
+      if (aborted || responded) return
+      responded = true
+      let { status, headers = {} } = response
+      let payload: string
+      try {
+        // `undefined` has no JSON text; it is answered as `null`.
+        payload = JSON.stringify(response.body) ?? "null"
+      } catch {
+        status = 500
+        headers = {}
+        payload = JSON.stringify(apiError("internalError").toBody())
+      }
+      try {
+        res.cork(() => {
+          res.writeStatus(statusLine(status))
+          res.writeHeader("content-type", "application/json")
+          for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value)
+          res.end(payload, closeConnection)
+        })
+      } catch {
+        // The connection went away between the check and the write; nothing is left to tell.
+      }
+    }
+
+    try {
+      res.onAborted(() => {
+        aborted = true
+        // Without a handler running the request is over; otherwise the fiber's end settles it.
+        if (fiber === undefined) settle()
+        else fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+
+      const method = req.getMethod().toUpperCase()
+      const path = req.getUrl()
+      const query = req.getQuery() ?? ""
+      const headers: Record<string, string> = {}
+      req.forEach((name, value) => {
+        headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
+      })
+      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+
+      if (options.isDraining()) {
+        write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
+        settle()
+        return
+      }
+      const declared = headers["content-length"]
+      if (declared !== undefined && Number(declared) > maxBodyBytes) {
+        write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)), true)
+        settle()
+        return
+      }
+
+      const chunks: Array<Uint8Array> = []
+      let received = 0
+      res.onData((chunk, isLast) => {
+        try {
+          if (aborted || responded) return
+          received += chunk.byteLength
+          if (received > maxBodyBytes) {
+            // Closing the connection is what stops the rest of the upload.
+            write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)), true)
+            settle()
+            return
+          }
+          // uWS reuses the chunk's memory after this callback returns: copy it.
+          chunks.push(new Uint8Array(chunk.slice(0)))
+          if (!isLast) return
+          const request: RouteRequest = {
+            method,
+            path,
+            query,
+            headers,
+            params: {},
+            body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)),
+            remoteAddress
+          }
+          fiber = runFork(dispatch(options, request))
+          options.inFlight.track(fiber)
+          fiber.addObserver((exit) => {
+            try {
+              if (Exit.isSuccess(exit)) write(exit.value)
+              // Interrupted with the client still there: the server is shutting down.
+              else write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
+            } finally {
+              settle()
+            }
+          })
+        } catch (error) {
+          failSafely(error)
+        }
+      })
+    } catch (error) {
+      failSafely(error)
+    }
+
+    function failSafely(error: unknown): void {
+      try {
+        Runtime.runSync(options.runtime)(Effect.logError("request handling failed", Cause.die(error)))
+      } catch {
+        // Logging must not be what throws into uWS.
+      }
+      write(errorResponse(apiError("internalError")), true)
+      if (fiber === undefined) settle()
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import type { ApiError } from "@rfq/engine"
+import type { Effect } from "effect"
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
+
+/** Everything a handler may know about a request, copied out of uWS before the first await. */
+export interface RouteRequest {
+  /** Upper case, as sent. */
+  readonly method: string
+  /** The path without the query string, as sent (not percent-decoded). */
+  readonly path: string
+  /** The raw query string without the leading `?`; parse it with `URLSearchParams`. */
+  readonly query: string
+  /** Lower-case names; repeated headers are joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>
+  /** Values of the route's `{name}` segments, percent-decoded. */
+  readonly params: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+  readonly remoteAddress: string
+}
+
+export interface RouteResponse {
+  readonly status: number
+  /** Serialized as JSON. */
+  readonly body: unknown
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+export type RouteHandler<R> = (request: RouteRequest) => Effect.Effect<RouteResponse, ApiError, R>
+
+export interface Route<R> {
+  readonly method: HttpMethod
+  /** Segments separated by "/", each literal or a `{name}` parameter, e.g. `/v1/rfq/{id}/quote`. */
+  readonly path: string
+  readonly handler: RouteHandler<R>
+}
+
+export const route = <R>(method: HttpMethod, path: string, handler: RouteHandler<R>): Route<R> => ({
+  method,
+  path,
+  handler
+})
+
+export type RouteMatch<R> =
+  | { readonly _tag: "Found"; readonly route: Route<R>; readonly params: Readonly<Record<string, string>> }
+  | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<HttpMethod> }
+  | { readonly _tag: "NotFound" }
+  /** A parameter segment that is not valid percent-encoding. */
+  | { readonly _tag: "MalformedPath" }
+
+export interface Router<R> {
+  readonly routes: ReadonlyArray<Route<R>>
+  readonly match: (method: string, path: string) => RouteMatch<R>
+}
+
+type Segment = { readonly literal: string } | { readonly param: string }
+
+interface CompiledRoute<R> {
+  readonly route: Route<R>
+  readonly segments: ReadonlyArray<Segment>
+}
+
+const compile = <R>(route: Route<R>): CompiledRoute<R> => {
+  if (!route.path.startsWith("/")) throw new Error(`route path must start with "/": ${route.path}`)
+  const segments = route.path
+    .slice(1)
+    .split("/")
+    .map((part): Segment => {
+      const param = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(part)
+      if (param !== null) return { param: param[1]! }
+      if (part.includes("{") || part.includes("}")) throw new Error(`malformed route segment: ${route.path}`)
+      return { literal: part }
+    })
+  return { route, segments }
+}
+
+/**
+ * Literal segments beat parameters, position by position from the left, so `/v1/rfq/quotes`
+ * wins over `/v1/rfq/{id}` whatever the order of the table.
+ */
+const moreSpecific = (a: ReadonlyArray<Segment>, b: ReadonlyArray<Segment>): boolean => {
+  for (let i = 0; i < a.length; i++) {
+    const aLiteral = "literal" in a[i]!
+    const bLiteral = "literal" in b[i]!
+    if (aLiteral !== bLiteral) return aLiteral
+  }
+  return false
+}
+
+const sameShape = (a: ReadonlyArray<Segment>, b: ReadonlyArray<Segment>): boolean =>
+  a.length === b.length &&
+  a.every((segment, i) => {
+    const other = b[i]!
+    return "literal" in segment ? "literal" in other && other.literal === segment.literal : "param" in other
+  })
+
+/** Builds a router over a route table; a duplicate method and path is a programming error. */
+export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
+  const compiled = routes.map(compile)
+  compiled.forEach((a, i) => {
+    const clash = compiled.findIndex(
+      (b, j) => j < i && b.route.method === a.route.method && sameShape(a.segments, b.segments)
+    )
+    if (clash !== -1) throw new Error(`duplicate route ${a.route.method} ${a.route.path}`)
+  })
+
+  const match = (method: string, path: string): RouteMatch<R> => {
+    const parts = path.startsWith("/") ? path.slice(1).split("/") : null
+    if (parts === null) return { _tag: "NotFound" }
+    let best: CompiledRoute<R> | undefined
+    const allow = new Set<HttpMethod>()
+    for (const candidate of compiled) {
+      if (candidate.segments.length !== parts.length) continue
+      const fits = candidate.segments.every((segment, i) =>
+        "literal" in segment ? segment.literal === parts[i] : parts[i] !== ""
+      )
+      if (!fits) continue
+      allow.add(candidate.route.method)
+      if (candidate.route.method !== method) continue
+      if (best === undefined || moreSpecific(candidate.segments, best.segments)) best = candidate
+    }
+    if (best === undefined) {
+      return allow.size === 0 ? { _tag: "NotFound" } : { _tag: "MethodNotAllowed", allow: [...allow] }
+    }
+    const params: Record<string, string> = {}
+    for (let i = 0; i < best.segments.length; i++) {
+      const segment = best.segments[i]!
+      if (!("param" in segment)) continue
+      try {
+        params[segment.param] = decodeURIComponent(parts[i]!)
+      } catch {
+        return { _tag: "MalformedPath" }
+      }
+    }
+    return { _tag: "Found", route: best.route, params }
+  }
+
+  return { routes, match }
+}

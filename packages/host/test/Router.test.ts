@@ -1,0 +1,86 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { makeRouter, type Route, route } from "../src/Router.js"
+
+const ok = () => Effect.succeed({ status: 200, body: null })
+
+const table: ReadonlyArray<Route<never>> = [
+  route("GET", "/v1/rfq/{id}", ok),
+  route("POST", "/v1/rfq/{id}", ok),
+  route("DELETE", "/v1/rfq/{id}", ok),
+  route("GET", "/v1/rfq/quotes", ok),
+  route("POST", "/v1/rfq/cancel", ok),
+  route("GET", "/v1/rfq/{id}/quote", ok)
+]
+const router = makeRouter(table)
+
+const matched = (method: string, path: string) => {
+  const match = router.match(method, path)
+  return match._tag === "Found"
+    ? { path: match.route.path, method: match.route.method, params: match.params }
+    : match
+}
+
+describe("Router", () => {
+  it("a literal segment wins over a parameter wherever it is in the table", () => {
+    assert.deepStrictEqual(matched("GET", "/v1/rfq/quotes"), {
+      path: "/v1/rfq/quotes",
+      method: "GET",
+      params: {}
+    })
+    const reversed = makeRouter([...table].reverse())
+    const match = reversed.match("GET", "/v1/rfq/quotes")
+    assert.strictEqual(match._tag === "Found" ? match.route.path : match._tag, "/v1/rfq/quotes")
+  })
+
+  it("parameters are captured and percent-decoded", () => {
+    assert.deepStrictEqual(matched("GET", "/v1/rfq/42/quote"), {
+      path: "/v1/rfq/{id}/quote",
+      method: "GET",
+      params: { id: "42" }
+    })
+    assert.deepStrictEqual(matched("GET", "/v1/rfq/a%2Fb"), {
+      path: "/v1/rfq/{id}",
+      method: "GET",
+      params: { id: "a/b" }
+    })
+  })
+
+  it("the method picks among routes of one path; a literal path with the wrong method falls to a parameter route", () => {
+    assert.deepStrictEqual(matched("DELETE", "/v1/rfq/7"), {
+      path: "/v1/rfq/{id}",
+      method: "DELETE",
+      params: { id: "7" }
+    })
+    assert.deepStrictEqual(matched("GET", "/v1/rfq/cancel"), {
+      path: "/v1/rfq/{id}",
+      method: "GET",
+      params: { id: "cancel" }
+    })
+  })
+
+  it("a path that exists under other methods only is MethodNotAllowed with those methods", () => {
+    assert.deepStrictEqual(router.match("PUT", "/v1/rfq/7"), {
+      _tag: "MethodNotAllowed",
+      allow: ["GET", "POST", "DELETE"]
+    })
+  })
+
+  it("no route with that shape is NotFound, including empty parameters and extra segments", () => {
+    for (const path of ["/v1/rfq", "/v1/rfq/", "/v1/rfq/7/quote/x", "/v2/rfq/7", "", "v1/rfq/7"]) {
+      assert.deepStrictEqual(router.match("GET", path), { _tag: "NotFound" }, path)
+    }
+  })
+
+  it("a parameter that is not valid percent-encoding is MalformedPath", () => {
+    assert.deepStrictEqual(router.match("GET", "/v1/rfq/%E0%A4%A"), { _tag: "MalformedPath" })
+  })
+
+  it("a duplicate method and path shape is refused when the table is built", () => {
+    assert.throws(
+      () => makeRouter([route("GET", "/a/{x}", ok), route("GET", "/a/{y}", ok)]),
+      /duplicate route/
+    )
+    assert.throws(() => makeRouter([route("GET", "/a/{x", ok)]), /malformed route segment/)
+  })
+})
