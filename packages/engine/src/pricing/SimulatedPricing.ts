@@ -1,0 +1,96 @@
+import { BigDecimal, Clock, Effect, Either, Layer } from "effect"
+import { expiryTimestamp, type Instrument, parseInstrument } from "../domain/Instrument.js"
+import type { BaseCurrency } from "../domain/Primitives.js"
+import { Pricing, type PricingService } from "../services/Pricing.js"
+import type { VenueInstrument } from "../services/Venues.js"
+import { forwardPrice, indexAt, optionValueUsd, type Phases, phasesOf, yearsBetween } from "./Market.js"
+
+/**
+ * Deterministic simulated marks (docs/pricing.md): a function of the seed and the Effect clock
+ * only, so a test that fixes both gets the same numbers on every run and machine.
+ */
+
+export interface SimulatedPricingOptions {
+  /** Picks the phases of the index swings; the same seed and time give the same marks. */
+  readonly seed?: number
+}
+
+export const DEFAULT_PRICING_SEED = 1
+/** Marks carry this many decimals (half-even); the index is in whole cents. */
+export const MARK_DECIMALS = 8
+
+const toDecimal = (x: number, scale: number): BigDecimal.BigDecimal => {
+  if (!Number.isFinite(x)) throw new RangeError(`simulated price is not finite: ${x}`)
+  return BigDecimal.normalize(BigDecimal.round(BigDecimal.unsafeFromNumber(x), { scale, mode: "half-even" }))
+}
+
+/** Parsed names, remembered: the same few thousand contracts are marked over and over. */
+const PARSED_MEMORY = 50_000
+
+const futureValue = (base: BaseCurrency, index: number, now: number, expiresAt: number): number =>
+  forwardPrice(base, index, yearsBetween(now, expiresAt))
+
+/** A contract's mark in its own price currency, unrounded. */
+export const markValue = (
+  contract: Instrument,
+  priceCurrency: "base" | "usd",
+  phases: Readonly<Record<BaseCurrency, Phases>>,
+  now: number
+): number => {
+  const base = contract.base
+  const index = indexAt(base, phases[base], now)
+  switch (contract.kind) {
+    case "perpetual":
+      return index
+    case "future":
+      return futureValue(base, index, now, expiryTimestamp(contract.expiry))
+    case "future_spread": {
+      const near = futureValue(base, index, now, expiryTimestamp(contract.near))
+      const far =
+        contract.far === "perpetual" ? index : futureValue(base, index, now, expiryTimestamp(contract.far))
+      return far - near
+    }
+    case "option": {
+      const usd = optionValueUsd(base, index, {
+        type: contract.optionType,
+        strike: BigDecimal.unsafeToNumber(contract.strike),
+        years: yearsBetween(now, expiryTimestamp(contract.expiry))
+      })
+      // Inverse premiums are quoted in the coin: the USD value over the index.
+      return priceCurrency === "base" ? usd / index : usd
+    }
+  }
+}
+
+export const makeSimulatedPricing = (options: SimulatedPricingOptions = {}): PricingService => {
+  const phases = phasesOf(options.seed ?? DEFAULT_PRICING_SEED)
+  const parsed = new Map<string, Instrument>()
+
+  const contractOf = (instrument: VenueInstrument): Instrument => {
+    const known = parsed.get(instrument.instrumentName)
+    if (known !== undefined) return known
+    const result = parseInstrument(instrument.instrumentName)
+    if (Either.isLeft(result))
+      throw new RangeError(`cannot price ${instrument.instrumentName}: ${result.left.message}`)
+    if (parsed.size >= PARSED_MEMORY) parsed.clear()
+    parsed.set(instrument.instrumentName, result.right)
+    return result.right
+  }
+
+  return {
+    index: (currency) =>
+      Effect.map(Clock.currentTimeMillis, (now) => toDecimal(indexAt(currency, phases[currency], now), 2)),
+    mark: (instrument) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        // Only option premiums differ by contract type; futures are priced in USD on both.
+        const priceCurrency =
+          instrument.kind === "option" && instrument.quoteCurrency !== "USDC" ? "base" : "usd"
+        return toDecimal(markValue(contractOf(instrument), priceCurrency, phases, now), MARK_DECIMALS)
+      })
+  }
+}
+
+export const SimulatedPricing = {
+  layer: (options: SimulatedPricingOptions = {}): Layer.Layer<Pricing> =>
+    Layer.sync(Pricing, () => makeSimulatedPricing(options))
+}
