@@ -25,3 +25,25 @@ export * from "./api/RfqResponses.js"
 export * from "./api/QuoteResponses.js"
 export * from "./api/AccountResponses.js"
 export * from "./api/AuthResponses.js"
+export * from "./storage/Database.js"
+export * from "./storage/Migrations.js"
+export * from "./storage/SqlErrors.js"
+export {
+  SimulatedVenues,
+  type SimulatedVenuesOptions,
+  type InMemoryVenuesOptions
+} from "./venues/SimulatedVenues.js"
+export * from "./venues/VenueAccounts.js"
+export { VenueLedger, type VenueLedgerService, type BlockTradeBooking } from "./venues/VenueLedger.js"
+export { SqlVenueLedger } from "./venues/SqlVenueLedger.js"
+export {
+  venueParameters,
+  priceBandRules,
+  priceBand,
+  strikeGrid,
+  type PriceBand,
+  type KindParameters,
+  type BandRule
+} from "./venues/VenueParameters.js"
+export { listedExpiries, type ListedExpiries } from "./venues/ExpirySchedule.js"
+export { SimulatedPricing, type SimulatedPricingOptions, DEFAULT_PRICING_SEED } from "./pricing/SimulatedPricing.js"
