@@ -52,7 +52,13 @@ export const databaseLayerConfig = (config: HostConfig): DatabaseLayerConfig => 
   })
 }
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+// The driver's own message (refused connection, unknown role, ...) is what an operator can act on;
+// drivers do not put the connection string in it.
+const describe = (error: unknown): string => {
+  const message = error instanceof Error ? error.message : String(error)
+  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
+  return cause instanceof Error && cause.message !== "" ? `${message}: ${cause.message}` : message
+}
 
 /**
  * The host from start to shutdown: configuration, data-directory lock (embedded mode), secrets,
@@ -74,6 +80,8 @@ export const runHost = <R>(deps: HostDependencies<R>): Effect.Effect<never, Star
           demo: config.demo
         })
       )
+      // Registered first, so it runs last: after the database is closed and the lock released.
+      yield* Effect.addFinalizer(() => Effect.logInfo("stopped"))
       if (embedded) yield* acquireDataDirLock(config.dataDir)
       const secrets = yield* resolveSecrets(config)
       yield* Effect.logInfo("secrets loaded").pipe(
