@@ -1,21 +1,17 @@
 import { Schema } from "effect"
 import {
-  arrayOf,
   BooleanField,
-  CredentialsIdParam,
   DirectionField,
-  duplicateIssues,
   ExchangeCodeField,
   InstrumentNameField,
   LegPriceField,
   legPriceIssue,
-  named,
-  object,
-  optional,
   PositiveDecimalField,
   textField,
   TimestampField
 } from "./Fields.js"
+import { arrayOf, duplicateIssues, named, object, optional } from "./Objects.js"
+import { CredentialsIdParam } from "./Params.js"
 
 /** Request schemas of the account and block-trade endpoints. */
 

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { arrayOf, duplicateIssues, literalField, named, object, optional, textField } from "./Fields.js"
+import { literalField, textField } from "./Fields.js"
+import { arrayOf, duplicateIssues, named, object, optional } from "./Objects.js"
 
 /** Request schemas of the token endpoints and of the WebSocket session methods. */
 

@@ -1,6 +1,6 @@
 import { Effect, Either, Option, ParseResult, type Schema, SchemaAST } from "effect"
 import { type ApiError, apiError, type ErrorKey } from "../domain/Errors.js"
-import { ErrorKeyId, mustBeOneOf, showValue } from "./Fields.js"
+import { type ErrorKeyAnnotation, ErrorKeyId, mustBeOneOf, showValue } from "./Messages.js"
 
 /**
  * Turns a client's JSON (body, query or path values, JSON-RPC params) into a typed request, or
@@ -34,9 +34,9 @@ export const formatIssuePath = (path: ReadonlyArray<PropertyKey>): string =>
     })
     .join("")
 
-const keyOf = (ast: SchemaAST.AST): ErrorKey | undefined => {
-  const key = ast.annotations[ErrorKeyId]
-  return typeof key === "string" ? (key as ErrorKey) : undefined
+const keyOf = (ast: SchemaAST.AST, actual: unknown): ErrorKey | undefined => {
+  const key = ast.annotations[ErrorKeyId] as ErrorKeyAnnotation | undefined
+  return typeof key === "function" ? key(actual) : key
 }
 
 const annotatedMessage = (
@@ -145,7 +145,7 @@ const collect = (
       const annotated = annotatedMessage(issue)
       push(
         annotated?.message ?? issue.message ?? defaultTypeMessage(issue.ast, issue.actual),
-        keyOf(issue.ast)
+        keyOf(issue.ast, issue.actual)
       )
       return
     }
@@ -155,16 +155,21 @@ const collect = (
       const ownFailure =
         issue._tag === "Refinement" ? issue.kind === "Predicate" : issue.kind === "Transformation"
       if (annotated !== undefined && (annotated.override || ownFailure)) {
-        push(annotated.message, keyOf(issue.ast))
+        push(annotated.message, keyOf(issue.ast, issue.actual))
         return
       }
-      collect(issue.issue, path, out, ownFailure ? (keyOf(issue.ast) ?? inheritedKey) : inheritedKey)
+      collect(
+        issue.issue,
+        path,
+        out,
+        ownFailure ? (keyOf(issue.ast, issue.actual) ?? inheritedKey) : inheritedKey
+      )
       return
     }
     case "Composite": {
       const annotated = annotatedMessage(issue)
       if (annotated?.override) {
-        push(annotated.message, keyOf(issue.ast))
+        push(annotated.message, keyOf(issue.ast, issue.actual))
         return
       }
       const issues: ReadonlyArray<ParseResult.ParseIssue> = Array.isArray(issue.issues)
@@ -174,7 +179,7 @@ const collect = (
         // Report the members whose shape the input had; if none, one "expected X or Y" message.
         const matched = issues.filter((member) => !isShapeMismatch(member))
         if (matched.length === 0) {
-          push(defaultTypeMessage(issue.ast, issue.actual), keyOf(issue.ast))
+          push(defaultTypeMessage(issue.ast, issue.actual), keyOf(issue.ast, issue.actual))
           return
         }
         for (const member of matched) collect(member, path, out, inheritedKey)

@@ -11,57 +11,29 @@ import {
   type RfqId,
   SettlementOption
 } from "../domain/Primitives.js"
+import {
+  blankIsEmptyValue,
+  emptyMessage,
+  ErrorKeyId,
+  isBlank,
+  mustBeOneOf,
+  showValue,
+  wholeMessage
+} from "./Messages.js"
+
+/** Leaf fields of JSON bodies: literals, strings, booleans, decimals, ids, timestamps. */
 
 /**
- * Field building blocks shared by the request and response schemas. Every leaf carries the message
- * a client reads in `reason` (Decode.ts prefixes it with the field's path), so a schema never leaks
- * Effect's internal type syntax into an error body.
+ * A literal union with a readable message. A blank string is the spec's `empty value`; any other
+ * wrong value is `key` (default `invalid request`).
  */
-
-/** Annotation naming the catalog entry a failure of this schema maps to (default "invalidRequest"). */
-export const ErrorKeyId: unique symbol = Symbol.for("rfq/api/ErrorKey")
-
-const maxShownChars = 40
-
-/** A short, safe rendering of a client value: never serialises objects (they may be deeply nested). */
-export const showValue = (u: unknown): string => {
-  switch (typeof u) {
-    case "string":
-      return JSON.stringify(u.length > maxShownChars ? `${u.slice(0, maxShownChars)}…` : u)
-    case "number":
-    case "boolean":
-      return String(u)
-    case "bigint":
-      return `${String(u)}n`
-    case "undefined":
-      return "nothing"
-    case "object":
-      return u === null ? "null" : Array.isArray(u) ? "an array" : "an object"
-    default:
-      return `a ${typeof u}`
-  }
-}
-
-/** A message used for every failure inside the annotated schema (except a missing key). */
-const wholeMessage = (message: (actual: unknown) => string) => ({
-  message: (issue: ParseResult.ParseIssue) => ({ message: message(issue.actual), override: true })
-})
-
-/** "must be "a" or "b"" / "must be one of "a", "b", "c"" */
-export const mustBeOneOf = (values: ReadonlyArray<string>): string => {
-  const quoted = values.map((v) => JSON.stringify(v))
-  if (quoted.length <= 2) return `must be ${quoted.join(" or ")}`
-  return `must be one of ${quoted.join(", ")}`
-}
-
-/** A literal union with a readable message; `key` picks a catalog entry other than "invalid request". */
 export const literalField = <const L extends readonly [string, ...Array<string>]>(
   schema: Schema.Literal<L>,
   key?: ErrorKey
 ): Schema.Literal<L> =>
   schema.annotations({
-    ...wholeMessage(() => mustBeOneOf(schema.literals)),
-    ...(key === undefined ? {} : { [ErrorKeyId]: key })
+    ...wholeMessage((actual) => (isBlank(actual) ? emptyMessage : mustBeOneOf(schema.literals))),
+    [ErrorKeyId]: blankIsEmptyValue(key)
   })
 
 export const DirectionField = literalField(Direction).annotations({
@@ -82,7 +54,7 @@ export const ExchangeCodeField = literalField(SettlementOption, "exchangeNotFoun
   description: "Exchange short code: `BULL` or `DBT`."
 })
 
-const emptyFailure = { message: () => "must not be empty", [ErrorKeyId]: "emptyValue" as ErrorKey }
+const emptyFailure = { message: () => emptyMessage, [ErrorKeyId]: "emptyValue" as ErrorKey }
 
 /**
  * A required (or present optional) string: not empty, not blank, at most `max` characters. An empty
@@ -222,130 +194,3 @@ export const TimestampField = Schema.Number.annotations({
     Schema.nonNegative({ message: () => "must be a non-negative integer" })
   )
   .annotations({ description: "Unix time in milliseconds." })
-
-// ---- integers of paths and query strings -------------------------------------------------------
-
-const canonicalDigits = /^(0|[1-9][0-9]*)$/
-
-/**
- * An integer parameter that arrives either as a string (path segment, query string) or as a JSON
- * number (JSON-RPC params). Strings must be canonical digits: `12abc`, ` 12`, `1e3`, `012`, `-1`
- * are refused. `-0` becomes `0`.
- */
-export const integerParam = (range: {
-  readonly min: number
-  readonly max?: number
-  readonly what: string
-}) => {
-  const max = range.max ?? Number.MAX_SAFE_INTEGER
-  return Schema.transformOrFail(
-    Schema.Union(Schema.String, Schema.Number).annotations({
-      ...wholeMessage((actual) => `expected ${range.what}, got ${showValue(actual)}`),
-      jsonSchema: {
-        type: "integer",
-        minimum: range.min,
-        ...(range.max === undefined ? {} : { maximum: max })
-      }
-    }),
-    Schema.Number,
-    {
-      strict: true,
-      decode: (u, _, ast) => {
-        const n = typeof u === "number" ? u : canonicalDigits.test(u) ? Number(u) : Number.NaN
-        if (Number.isNaN(n)) {
-          return ParseResult.fail(new ParseResult.Type(ast, u, `expected ${range.what}, got ${showValue(u)}`))
-        }
-        if (!Number.isSafeInteger(n) || n < range.min || n > max) {
-          return ParseResult.fail(new ParseResult.Type(ast, u, `must be ${range.what}`))
-        }
-        return ParseResult.succeed(n + 0)
-      },
-      encode: ParseResult.succeed
-    }
-  )
-}
-
-export const PositiveIntParam = integerParam({ min: 1, what: "a positive integer" })
-export const NonNegativeIntParam = integerParam({ min: 0, what: "a non-negative integer" })
-export const TimestampParam = NonNegativeIntParam.annotations({ description: "Unix time in milliseconds." })
-export const RfqIdParam = PositiveIntParam.pipe(Schema.brand("RfqId")) satisfies Schema.Schema<
-  RfqId,
-  string | number
->
-export const CredentialsIdParam = PositiveIntParam.pipe(
-  Schema.brand("CredentialsId")
-) satisfies Schema.Schema<CredentialsId, string | number>
-export const LimitParam = integerParam({ min: 1, max: 1000, what: "an integer from 1 to 1000" }).annotations({
-  description: "Page size, 1 to 1000 (default 100)."
-})
-
-// ---- containers --------------------------------------------------------------------------------
-
-/** An array with readable type and size messages. */
-export const arrayOf = <A, I>(
-  item: Schema.Schema<A, I>,
-  size: { readonly min: number; readonly max: number }
-) =>
-  Schema.Array(item)
-    .annotations({ message: (issue) => `expected an array, got ${showValue(issue.actual)}` })
-    .pipe(
-      Schema.minItems(size.min, {
-        message: () => (size.min === 1 ? "must not be empty" : `must have at least ${size.min} elements`)
-      }),
-      Schema.maxItems(size.max, { message: () => `must have at most ${size.max} elements` })
-    )
-
-/** A JSON object with a readable "expected an object" message. */
-export const object = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct(fields).annotations({
-    message: (issue) => `expected an object, got ${showValue(issue.actual)}`
-  })
-
-/**
- * Names a schema in the generated document (apply once, on the outermost schema). The `jsonSchema`
- * copy keeps title and description on refined objects, whose own annotations JSONSchema.make skips.
- */
-export const named = (identifier: string, description: string) => ({
-  identifier,
-  title: identifier,
-  description,
-  jsonSchema: { title: identifier, description }
-})
-
-/**
- * A map keyed by settlement option. Unlike request objects, an unknown key here is refused
- * (a typo such as `"dbt"` would otherwise silently drop makers or accounts), and `__proto__` is
- * just an unknown key.
- */
-export const settlementOptionMap = <S extends Schema.Schema.Any>(value: S) =>
-  Schema.Struct({
-    BULL: Schema.optionalWith(value, { exact: true }),
-    DBT: Schema.optionalWith(value, { exact: true })
-  }).annotations({
-    parseOptions: { onExcessProperty: "error" },
-    message: (issue) => `expected an object keyed by settlement option, got ${showValue(issue.actual)}`
-  })
-
-/** Keys of a settlement-option map that are present. */
-export const mapKeys = (map: { readonly BULL?: unknown; readonly DBT?: unknown }): Array<SettlementOption> =>
-  (["BULL", "DBT"] as const).filter((k) => map[k] !== undefined)
-
-/** Paths of the elements whose `keyOf` repeats an earlier element's. */
-export const duplicateIssues = <A>(
-  items: ReadonlyArray<A>,
-  keyOf: (a: A) => string,
-  field: string
-): Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> => {
-  const seen = new Map<string, number>()
-  const issues: Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> = []
-  items.forEach((item, i) => {
-    const key = keyOf(item)
-    const first = seen.get(key)
-    if (first === undefined) seen.set(key, i)
-    else issues.push({ path: field === "" ? [i] : [i, field], message: `duplicates element ${first}` })
-  })
-  return issues
-}
-
-export const optional = <S extends Schema.Schema.Any>(schema: S) =>
-  Schema.optionalWith(schema, { exact: true })

@@ -1,20 +1,9 @@
 import { Schema } from "effect"
 import type { RfqStatus } from "../domain/Primitives.js"
-import {
-  BaseCurrencyField,
-  ExchangeCodeField,
-  LimitParam,
-  literalField,
-  named,
-  NonNegativeIntParam,
-  object,
-  optional,
-  RfqIdParam,
-  RoleField,
-  showValue,
-  textField,
-  TimestampParam
-} from "./Fields.js"
+import { BaseCurrencyField, ExchangeCodeField, literalField, RoleField, textField } from "./Fields.js"
+import { showValue } from "./Messages.js"
+import { named, object, optional } from "./Objects.js"
+import { LimitParam, NonNegativeIntParam, RfqIdParam, TimestampParam } from "./Params.js"
 
 /**
  * Query-string schemas. Values arrive as strings from a URL or as JSON values from JSON-RPC params;

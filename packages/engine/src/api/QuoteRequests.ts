@@ -7,14 +7,12 @@ import {
   LabelField,
   LegPriceField,
   legPriceIssue,
-  named,
-  object,
-  optional,
   PositiveDecimalField,
   QuoteIdField,
   RfqIdField,
   SettlementOptionField
 } from "./Fields.js"
+import { named, object, optional } from "./Objects.js"
 import { legsWithUniqueInstruments } from "./RfqRequests.js"
 
 /** Request schemas of the maker's quote endpoints. */

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
-import { DecimalField, named } from "./Fields.js"
+import { DecimalField } from "./Fields.js"
+import { named } from "./Objects.js"
 
-export { optional } from "./Fields.js"
+export { optional } from "./Objects.js"
 
 /**
  * Field schemas of responses (encode side). Decimals encode to JSON numbers at the edge; encoding

@@ -1,32 +1,25 @@
 import { BigDecimal, Schema } from "effect"
 import {
-  arrayOf,
   BaseCurrencyField,
   BooleanField,
   CredentialsIdField,
   DecimalField,
   DirectionField,
-  duplicateIssues,
   InstrumentNameField,
-  integerParam,
   LabelField,
   LegPriceField,
   legPriceIssue,
   MakerIdField,
-  mapKeys,
-  named,
-  object,
-  optional,
   PercentageField,
   PositiveDecimalField,
   QuoteCurrencyField,
   QuoteIdField,
   RatioField,
   RfqIdField,
-  RfqIdParam,
-  SettlementOptionField,
-  settlementOptionMap
+  SettlementOptionField
 } from "./Fields.js"
+import { arrayOf, duplicateIssues, mapKeys, named, object, optional, settlementOptionMap } from "./Objects.js"
+import { integerParam, RfqIdParam } from "./Params.js"
 
 /**
  * Request schemas of the RFQ endpoints. Sizes the spec leaves open are bounded so that one request

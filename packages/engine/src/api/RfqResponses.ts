@@ -13,7 +13,7 @@ import {
   SettlementOption,
   TradeId
 } from "../domain/Primitives.js"
-import { settlementOptionMap } from "./Fields.js"
+import { settlementOptionMap } from "./Objects.js"
 import { Decimal, Int, optional, pageOf, responseObject, Text, Timestamp } from "./ResponseFields.js"
 
 /**

@@ -73,8 +73,8 @@ describe("ListRfqsQuery", () => {
     {
       name: "limit empty",
       input: { limit: "" },
-      message: invalid,
-      reason: 'limit: expected an integer from 1 to 1000, got ""'
+      message: "empty value",
+      reason: "limit: must not be empty"
     },
     {
       name: "limit fractional",
@@ -95,6 +95,12 @@ describe("ListRfqsQuery", () => {
       reason: 'cursor: expected a non-negative integer, got "abc"'
     },
     {
+      name: "role sent empty",
+      input: { role: "" },
+      message: "empty value",
+      reason: "role: must not be empty"
+    },
+    {
       name: "role unknown",
       input: { role: "admin" },
       message: invalid,
@@ -109,8 +115,8 @@ describe("ListRfqsQuery", () => {
     {
       name: "empty element",
       input: { status: "open,,filled" },
-      message: invalid,
-      reason: 'status[1]: must be one of "open", "traded", "filled", "filledPartial", "cancelled", "expired"'
+      message: "empty value",
+      reason: "status[1]: must not be empty"
     },
     {
       name: "empty status",

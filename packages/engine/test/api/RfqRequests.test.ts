@@ -212,6 +212,18 @@ const badBodies: ReadonlyArray<BadCase> = [
     reason: 'baseCurrency: must be "BTC" or "ETH"'
   },
   {
+    name: "baseCurrency empty",
+    input: { ...minimal, baseCurrency: "" },
+    message: "empty value",
+    reason: "baseCurrency: must not be empty"
+  },
+  {
+    name: "direction blank",
+    input: { ...minimal, legs: [leg({ direction: " " })] },
+    message: "empty value",
+    reason: "legs[0].direction: must not be empty"
+  },
+  {
     name: "anonymous as string",
     input: { ...minimal, anonymous: "false" },
     message: invalid,
