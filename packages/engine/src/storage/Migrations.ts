@@ -1,0 +1,54 @@
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { initialSchema } from "./migrations/0001_initial.js"
+
+/**
+ * The one set of migrations, for PGlite and PostgreSQL alike: `<id>_<name>` → SQL script.
+ * Never edit a shipped entry; append a new one. (The text is also what test caches are keyed on.)
+ */
+export const migrationScripts: Readonly<Record<string, string>> = {
+  "0001_initial": initialSchema
+}
+
+export const migrationsTable = "rfq_schema_migrations"
+
+const runScript = (script: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.asVoid(sql.unsafe(script)))
+
+export const migrations: Record<
+  string,
+  Effect.Effect<void, SqlError, SqlClient.SqlClient>
+> = Object.fromEntries(Object.entries(migrationScripts).map(([name, script]) => [name, runScript(script)]))
+
+// The generic migrator with the pg dialect's table handling (both clients compile as "pg"); the
+// PgMigrator of @effect/sql-pg only adds a pg_dump step we do not use.
+const migrator = Migrator.make({})
+
+/**
+ * Applies the pending migrations in one transaction (PostgreSQL: under an exclusive lock on the
+ * migrations table, so concurrent starts apply each migration once). Returns the applied ones.
+ */
+export const runMigrations: Effect.Effect<
+  ReadonlyArray<readonly [id: number, name: string]>,
+  Migrator.MigrationError | SqlError,
+  SqlClient.SqlClient
+> = migrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+
+/** Names of the constraints that repositories map to client errors. */
+export const StorageConstraints = {
+  credentialsAliasPerDesk: "exchange_credentials_desk_alias_key",
+  defaultCredentialsPerExchange: "exchange_credentials_desk_default_key",
+  rfqRequestIdPerUser: "rfqs_user_request_key",
+  activeQuoteLabelPerMaker: "quotes_maker_active_label_key",
+  oneTradePerRfq: "trades_rfq_key",
+  allocationIdempotencyKey: "allocations_idempotency_key",
+  blockTradeNoncePerDesk: "block_trade_nonces_pkey",
+  rfqEventSeq: "rfq_events_rfq_seq_key",
+  venueIdempotencyKey: "venue_block_trades_key",
+  apiClientId: "api_clients_client_id_key",
+  userEmail: "users_email_key",
+  deskName: "desks_name_key",
+  makerPerDesk: "makers_desk_key"
+} as const

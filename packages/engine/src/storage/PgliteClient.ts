@@ -1,0 +1,135 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite"
+import { Context, Effect, Layer, type Scope, Stream } from "effect"
+import { pgliteParsers } from "./SqlTypes.js"
+
+/**
+ * An `@effect/sql` client over embedded PGlite.
+ *
+ * PGlite is one PostgreSQL session. Two fibers interleaving statements on it would see each
+ * other's transactions, so every statement outside a transaction takes the single permit of a
+ * semaphore for its duration, and a transaction holds that permit from BEGIN to COMMIT/ROLLBACK.
+ * Statements inside a transaction run on the connection that owns the permit (found through
+ * `SqlClient.TransactionConnection`), and nested `withTransaction` calls become savepoints, both
+ * handled by `SqlClient.make`.
+ *
+ * A statement is not interruptible once sent: PGlite cannot cancel it, and releasing the permit
+ * while it still runs would let the next transaction start before it ends.
+ */
+export interface PgliteClient extends SqlClient.SqlClient {
+  readonly pglite: PGlite
+}
+
+export const PgliteClient = Context.GenericTag<PgliteClient>("rfq/storage/PgliteClient")
+
+export interface PgliteClientOptions {
+  /** A directory on disk, or `memory://` (also the default) for a throw-away database. */
+  readonly dataDir?: string | undefined
+  /** A tarball from `dumpDataDir` to start from when the data directory is empty. */
+  readonly loadDataDir?: Blob | undefined
+}
+
+type Rows = ReadonlyArray<any>
+type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+
+const statementError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+// Without parameters the statement goes through the simple protocol (`exec`), like node-postgres
+// does, so multi-statement scripts (migrations) work; a script yields one row array per statement.
+const runRaw = (db: PGlite, sql: string, params: ReadonlyArray<unknown>, options: QueryOptions) =>
+  Effect.tryPromise({
+    try: (): Promise<Results | Array<Results>> =>
+      params.length === 0 ? db.exec(sql, options) : db.query(sql, params as Array<unknown>, options),
+    catch: statementError
+  })
+
+const rowsOf = (result: Results | Array<Results>): Rows => {
+  if (!Array.isArray(result)) return result.rows
+  if (result.length === 1) return result[0]!.rows
+  return result.map((r) => r.rows)
+}
+
+const makeConnection = (
+  db: PGlite,
+  guard: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+): Connection => {
+  const raw = (sql: string, params: ReadonlyArray<unknown>, options: QueryOptions = {}) =>
+    guard(Effect.uninterruptible(runRaw(db, sql, params, options)))
+  const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
+    Effect.map(raw(sql, params), (result) => {
+      const rows = rowsOf(result)
+      return transformRows ? transformRows(rows) : rows
+    })
+  return {
+    execute,
+    executeRaw: raw,
+    executeValues: (sql, params) => Effect.map(raw(sql, params, { rowMode: "array" }), rowsOf),
+    executeUnprepared: execute,
+    executeStream: (sql, params, transformRows) =>
+      Stream.fromIterableEffect(execute(sql, params, transformRows))
+  }
+}
+
+const openPglite = (options: PgliteClientOptions) =>
+  Effect.tryPromise({
+    try: () =>
+      PGlite.create(options.dataDir ?? "memory://", {
+        parsers: pgliteParsers,
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+      }),
+    catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${options.dataDir}` })
+  })
+
+const makeClient = (
+  db: PGlite,
+  connectionLock: Effect.Semaphore,
+  options: { readonly spanAttributes?: Record<string, unknown> }
+): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> => {
+  const shared = makeConnection(db, connectionLock.withPermits(1))
+  const owned = makeConnection(db, (effect) => effect)
+  return SqlClient.make({
+    acquirer: Effect.succeed(shared),
+    transactionAcquirer: Effect.as(
+      Effect.acquireRelease(connectionLock.take(1), () => connectionLock.release(1)),
+      owned
+    ),
+    compiler: makeCompiler(undefined, false),
+    spanAttributes: [
+      ...Object.entries(options.spanAttributes ?? {}),
+      ["db.system.name", "postgresql"],
+      ["db.namespace", db.dataDir ?? "memory://"]
+    ]
+  }).pipe(Effect.map((client) => Object.assign(client, { pglite: db })))
+}
+
+/** Wraps a PGlite instance owned by the caller (it is not closed by this client). */
+export const fromPglite = (
+  db: PGlite,
+  options: { readonly spanAttributes?: Record<string, unknown> } = {}
+): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> =>
+  Effect.flatMap(Effect.makeSemaphore(1), (connectionLock) => makeClient(db, connectionLock, options))
+
+/** Opens PGlite; closing the scope waits for the statement or transaction in flight, then closes it. */
+export const make = (
+  options: PgliteClientOptions
+): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const connectionLock = yield* Effect.makeSemaphore(1)
+    const db = yield* Effect.acquireRelease(openPglite(options), (db) =>
+      connectionLock.withPermits(1)(Effect.promise(() => db.close()))
+    )
+    return yield* makeClient(db, connectionLock, {})
+  })
+
+export const layer = (
+  options: PgliteClientOptions
+): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(options), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
