@@ -183,7 +183,6 @@ export const CredentialsIdField = jsonPositiveInt.pipe(Schema.brand("Credentials
   CredentialsId,
   number
 >
-export const PositiveIntField = jsonPositiveInt
 
 /** Unix milliseconds in a JSON body. */
 export const TimestampField = Schema.Number.annotations({
