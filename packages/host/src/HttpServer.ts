@@ -56,7 +56,11 @@ export const serve = <R>(
         app.listen(options.host, options.port, (socket) => {
           resume(
             socket === false
-              ? Effect.fail(new ListenFailed({ message: `cannot listen on ${options.host}:${options.port}` }))
+              ? Effect.fail(
+                  new ListenFailed({
+                    message: `cannot listen on ${options.host}:${options.port} (port in use or address not available)`
+                  })
+                )
               : Effect.succeed(socket)
           )
         })

@@ -138,9 +138,12 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
         settle()
         return
       }
+      // Past the cap the answer goes out at once and nothing more is buffered. The connection is
+      // not closed: closing it while the client is still sending makes the client's next write
+      // fail (EPIPE/RST) before it reads the 413, so uWS reads and drops the rest of the body.
       const declared = headers["content-length"]
       if (declared !== undefined && Number(declared) > maxBodyBytes) {
-        write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)), true)
+        write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)))
         settle()
         return
       }
@@ -152,8 +155,8 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
           if (aborted || responded) return
           received += chunk.byteLength
           if (received > maxBodyBytes) {
-            // Closing the connection is what stops the rest of the upload.
-            write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)), true)
+            // Later chunks of this body arrive here and are dropped by the check above.
+            write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)))
             settle()
             return
           }

@@ -87,6 +87,14 @@ describe("host configuration", () => {
     })
   )
 
+  it.effect("LOG_LEVEL is case-insensitive and accepts warning and none as aliases", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* loaded({ LOG_LEVEL: "DEBUG" })).logLevel, LogLevel.Debug)
+      assert.strictEqual((yield* loaded({ LOG_LEVEL: "warning" })).logLevel, LogLevel.Warning)
+      assert.strictEqual((yield* loaded({ LOG_LEVEL: "none" })).logLevel, LogLevel.None)
+    })
+  )
+
   it.effect("an empty variable counts as unset", () =>
     Effect.gen(function* () {
       const config = yield* loaded({ PORT: "", DATABASE_URL: "", LOG_LEVEL: "" })
