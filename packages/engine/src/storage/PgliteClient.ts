@@ -29,7 +29,7 @@ export const PgliteClient = Context.GenericTag<PgliteClient>("rfq/storage/Pglite
 export interface PgliteClientOptions {
   /** A directory on disk, or `memory://` (also the default) for a throw-away database. */
   readonly dataDir?: string | undefined
-  /** A tarball from `dumpDataDir` to start from when the data directory is empty. */
+  /** A tarball from `dumpDataDir` to start from; only for an empty data directory (PGlite refuses it otherwise). */
   readonly loadDataDir?: Blob | undefined
 }
 
@@ -74,15 +74,17 @@ const makeConnection = (
   }
 }
 
-const openPglite = (options: PgliteClientOptions) =>
-  Effect.tryPromise({
+const openPglite = (options: PgliteClientOptions) => {
+  const dataDir = options.dataDir ?? "memory://"
+  return Effect.tryPromise({
     try: () =>
-      PGlite.create(options.dataDir ?? "memory://", {
+      PGlite.create(dataDir, {
         parsers: pgliteParsers,
         ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
       }),
-    catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${options.dataDir}` })
+    catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${dataDir}` })
   })
+}
 
 const makeClient = (
   db: PGlite,

@@ -7,6 +7,7 @@ import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { type DatabaseConfig, makeDatabaseLayer, ping } from "../../src/storage/Database.js"
 import { migrationScripts, migrationsTable } from "../../src/storage/Migrations.js"
 import type { PgliteClient } from "../../src/storage/PgliteClient.js"
+import { pgliteTestClientLayer } from "../support/TestDatabases.js"
 import { t0 } from "./storageFixtures.js"
 
 const temporaryDirectory = Effect.acquireRelease(
@@ -81,6 +82,27 @@ describe("PGlite data directory", () => {
           INSERT INTO desks (name, created_at) VALUES ('after reopen', ${t0}) RETURNING id`
         // Identity sequences continue where they were; nothing is handed out twice.
         assert.isAbove(next!.id, 3)
+      }),
+    180_000
+  )
+
+  it.scoped(
+    "the test client starts an empty directory from the migrated snapshot and reopens it as is",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* temporaryDirectory
+        const insert = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          Effect.map(
+            sql<{ id: number }>`INSERT INTO desks (name, created_at) VALUES ('kept', ${t0}) RETURNING id`,
+            (rows) => rows[0]!.id
+          )
+        )
+        const id = yield* insert.pipe(Effect.provide(pgliteTestClientLayer(dataDir)))
+        const names = yield* Effect.flatMap(SqlClient.SqlClient, desks).pipe(
+          Effect.provide(pgliteTestClientLayer(dataDir))
+        )
+        assert.deepStrictEqual(names, ["kept"])
+        assert.strictEqual(id, 1)
       }),
     180_000
   )

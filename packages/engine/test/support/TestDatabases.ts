@@ -94,12 +94,28 @@ export const migratedPgliteSnapshot: Effect.Effect<Blob, SqlError> = Effect.susp
   return Effect.tryPromise({ try: () => snapshot!, catch: snapshotError })
 })
 
-/** A PGlite in a directory (`memory://` by default), started from the migrated snapshot when empty. */
+const holdsDatabase = (dataDir: string): Effect.Effect<boolean> =>
+  dataDir.startsWith("memory://")
+    ? Effect.succeed(false)
+    : Effect.promise(() =>
+        fs.access(path.join(dataDir, "PG_VERSION")).then(
+          () => true,
+          () => false
+        )
+      )
+
+/**
+ * A PGlite in a directory (`memory://` by default), not migrated by itself: an empty directory
+ * starts from the migrated snapshot, one that already holds a database (a restart) opens as is.
+ */
 export const pgliteTestClientLayer = (
   dataDir = "memory://"
 ): Layer.Layer<PgliteClient.PgliteClient | SqlClient.SqlClient, SqlError> =>
   Layer.unwrapEffect(
-    Effect.map(migratedPgliteSnapshot, (loadDataDir) => PgliteClient.layer({ dataDir, loadDataDir }))
+    Effect.gen(function* () {
+      if (yield* holdsDatabase(dataDir)) return PgliteClient.layer({ dataDir })
+      return PgliteClient.layer({ dataDir, loadDataDir: yield* migratedPgliteSnapshot })
+    })
   )
 
 /** A fresh in-memory PGlite, migrated. */
