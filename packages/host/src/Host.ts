@@ -1,9 +1,10 @@
 import * as path from "node:path"
-import { Data, Effect, type Layer, Logger, Option, Redacted } from "effect"
+import { Data, Effect, type Layer, Logger, Option, Redacted, type Scope } from "effect"
 import { type HostConfig, InvalidConfiguration, loadHostConfig } from "./Config.js"
 import { acquireDataDirLock, DataDirLocked, DataDirLockFailed } from "./DataDirLock.js"
 import { healthRoutes } from "./HealthRoutes.js"
-import { ListenFailed, serve } from "./HttpServer.js"
+import { type HttpServer, ListenFailed, serve } from "./HttpServer.js"
+import type { Around } from "./RequestHandler.js"
 import type { Route } from "./Router.js"
 import { resolveSecrets, type Secrets } from "./Secrets.js"
 
@@ -20,13 +21,22 @@ export const PGLITE_SUBDIR = "pglite"
  * process lifetime, released after the last request) and `ping` as its readiness probe; the routes
  * of later features plug in through `routes`.
  */
+export interface HostInput {
+  readonly config: HostConfig
+  readonly secrets: Secrets
+  readonly database: DatabaseLayerConfig
+}
+
 export interface HostDependencies<R> {
-  readonly databaseLayer: (config: DatabaseLayerConfig) => Layer.Layer<R, unknown>
+  /** The database and everything built on it (the engine, auth), held for the process lifetime. */
+  readonly databaseLayer: (input: HostInput) => Layer.Layer<R, unknown>
   readonly ping: Effect.Effect<void, unknown, R>
-  readonly routes?: (input: {
-    readonly config: HostConfig
-    readonly secrets: Secrets
-  }) => ReadonlyArray<Route<R>>
+  /** The routes of the application, built once the layer is up (they may close over its services). */
+  readonly routes?: (input: HostInput) => Effect.Effect<ReadonlyArray<Route<R>>, never, R>
+  /** Runs around every request (rate limits, metrics). */
+  readonly around?: (input: HostInput) => Effect.Effect<Around<R>, never, R>
+  /** Called once the server listens (the WebSocket endpoint attaches to it here). */
+  readonly onListening?: (input: HostInput, server: HttpServer) => Effect.Effect<void, never, R | Scope.Scope>
 }
 
 /** The database could not be opened or migrated. */
@@ -91,21 +101,23 @@ export const runHost = <R>(deps: HostDependencies<R>): Effect.Effect<never, Star
         })
       )
 
-      const database = deps.databaseLayer(databaseLayerConfig(config))
+      const input: HostInput = { config, secrets, database: databaseLayerConfig(config) }
+      const database = deps.databaseLayer(input)
       const openedAt = Date.now()
       return yield* Effect.gen(function* () {
         yield* Effect.logInfo("database ready").pipe(
           Effect.annotateLogs({ milliseconds: Date.now() - openedAt })
         )
         const context = yield* Effect.context<R>()
+        const appRoutes = deps.routes === undefined ? [] : yield* deps.routes(input)
+        const around = deps.around === undefined ? undefined : yield* deps.around(input)
         const server = yield* serve({
           host: config.host,
           port: config.port,
-          routes: [
-            ...healthRoutes(Effect.provide(deps.ping, context)),
-            ...(deps.routes?.({ config, secrets }) ?? [])
-          ]
+          routes: [...healthRoutes(Effect.provide(deps.ping, context)), ...appRoutes],
+          ...(around === undefined ? {} : { around })
         })
+        if (deps.onListening !== undefined) yield* deps.onListening(input, server)
         yield* Effect.logInfo(`listening on ${server.url}`).pipe(Effect.annotateLogs({ url: server.url }))
         yield* Effect.addFinalizer(() => Effect.logInfo("shutting down"))
         return yield* Effect.never

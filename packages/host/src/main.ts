@@ -5,7 +5,7 @@ import { isStartupFailure, runHost } from "./Host.js"
 
 // A start that cannot proceed prints one plain line on stderr and exits 1 (runMain's teardown);
 // SIGTERM/SIGINT interrupt the program, which drains, closes the database, unlocks and exits 0.
-const program = runHost({ databaseLayer: makeDatabaseLayer, ping }).pipe(
+const program = runHost({ databaseLayer: ({ database }) => makeDatabaseLayer(database), ping }).pipe(
   Effect.tapError((error) =>
     Effect.sync(() => {
       process.stderr.write(`${isStartupFailure(error) ? error.message : String(error)}\n`)

@@ -1,0 +1,56 @@
+/**
+ * Fixed-window rate limits: `limit` requests per key per window (a minute by default). Keys are
+ * `user:<id>` for authenticated callers and `ip:<address>` before authentication. The address is
+ * the socket's peer: `X-Forwarded-For` is ignored, so a spoofed header buys no extra budget.
+ */
+export interface RateDecision {
+  readonly allowed: boolean
+  readonly limit: number
+  readonly remaining: number
+  /** Unix seconds at which the window resets. */
+  readonly reset: number
+}
+
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>()
+  private lastSweep = 0
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs = 60_000
+  ) {}
+
+  take(key: string, now: number): RateDecision {
+    const start = now - (now % this.windowMs)
+    if (start !== this.lastSweep) this.sweep(start)
+    let window = this.windows.get(key)
+    if (window === undefined || window.start !== start) {
+      window = { start, count: 0 }
+      this.windows.set(key, window)
+    }
+    const allowed = window.count < this.limit
+    if (allowed) window.count++
+    return {
+      allowed,
+      limit: this.limit,
+      remaining: Math.max(0, this.limit - window.count),
+      reset: Math.ceil((start + this.windowMs) / 1000)
+    }
+  }
+
+  /** Forgets windows that ended, once per window, so idle keys do not accumulate. */
+  private sweep(start: number) {
+    this.lastSweep = start
+    for (const [key, window] of this.windows) if (window.start < start) this.windows.delete(key)
+  }
+
+  get size(): number {
+    return this.windows.size
+  }
+}
+
+export const rateLimitHeaders = (d: RateDecision): Record<string, string> => ({
+  "X-RateLimit-Limit": String(d.limit),
+  "X-RateLimit-Remaining": String(d.remaining),
+  "X-RateLimit-Reset": String(d.reset)
+})
