@@ -1,0 +1,393 @@
+import { assert, describe, it } from "@effect/vitest"
+import { BigDecimal, Either } from "effect"
+import * as fc from "fast-check"
+import { isMultipleOf, unsafeDecimal } from "../../src/domain/Decimal.js"
+import { type LegPriceInput, type LegPrices, legPrices } from "../../src/domain/LegPrices.js"
+import { structurePrice } from "../../src/domain/StructurePrice.js"
+
+const MAX_LEGS = 8
+/** Ratios > 0 with at most 2 decimals, up to 10.00. */
+const MAX_RATIO_HUNDREDTHS = 1_000
+const SMALL_RATIO = 4
+/** The exhaustive comparison is cheap (at most 7⁴ price vectors) and its ties are rare: run it longer. */
+const EXHAUSTIVE_RUNS = 500
+/** Marks up to 100,000 ticks; bands reach up to 2,000 ticks either side of the mark. */
+const MAX_MARK_TICKS = 100_000
+const MAX_BAND_TICKS = 2_000
+/**
+ * The tick families one structure price mixes in practice: BTC/ETH-quoted options (0.0001), and
+ * USD(C)-quoted options and futures (5, 2.5, 0.5). Mixing families (a BTC-quoted option with a
+ * USD future) has no meaning as one price; see docs/algorithms.md for the search limit there.
+ */
+const TICK_FAMILIES = [["0.0001"], ["5", "2.5", "0.5"]].map((family) => family.map(unsafeDecimal))
+
+const d = unsafeDecimal
+const times = (units: bigint | number, step: BigDecimal.BigDecimal) =>
+  BigDecimal.normalize(BigDecimal.multiply(BigDecimal.fromBigInt(BigInt(units)), step))
+const quarter = (step: BigDecimal.BigDecimal) => BigDecimal.unsafeDivide(step, BigDecimal.fromBigInt(4n))
+const eq = (actual: BigDecimal.BigDecimal, expected: BigDecimal.BigDecimal, what = "") =>
+  assert.isTrue(
+    BigDecimal.equals(actual, expected),
+    `${what}${BigDecimal.format(actual)} !== ${BigDecimal.format(expected)}`
+  )
+
+/** Mostly the small whole ratios of real structures (1×2, 1×3…), otherwise any with 2 decimals. */
+const arbRatio = fc.oneof(
+  fc.integer({ min: 1, max: SMALL_RATIO }).map((r) => BigDecimal.fromBigInt(BigInt(r))),
+  fc
+    .integer({ min: 1, max: MAX_RATIO_HUNDREDTHS })
+    .map((h) => BigDecimal.normalize(BigDecimal.make(BigInt(h), 2)))
+)
+
+/** A leg plus one on-tick, in-band price for it (`answer`). Marks and band edges may be off the tick. */
+interface GeneratedLeg extends LegPriceInput {
+  readonly answer: BigDecimal.BigDecimal
+}
+
+const arbLeg = (
+  ticks: ReadonlyArray<BigDecimal.BigDecimal>,
+  maxBandTicks: number
+): fc.Arbitrary<GeneratedLeg> =>
+  fc
+    .record({
+      direction: fc.constantFrom("buy" as const, "sell" as const),
+      ratio: arbRatio,
+      tick: fc.constantFrom(...ticks),
+      markTicks: fc.integer({ min: maxBandTicks + 1, max: MAX_MARK_TICKS }),
+      markQuarters: fc.integer({ min: -1, max: 2 }),
+      below: fc.integer({ min: 0, max: maxBandTicks }),
+      above: fc.integer({ min: 0, max: maxBandTicks }),
+      lowQuarters: fc.integer({ min: 0, max: 3 }),
+      highQuarters: fc.integer({ min: 0, max: 3 }),
+      pick: fc.nat()
+    })
+    .map((g) => {
+      const q = quarter(g.tick)
+      const low = g.markTicks - g.below
+      const high = g.markTicks + g.above
+      return {
+        instrumentName: `BTC-${g.markTicks}-${g.tick.value}`,
+        direction: g.direction,
+        ratio: g.ratio,
+        tick: g.tick,
+        mark: BigDecimal.sum(times(g.markTicks, g.tick), times(g.markQuarters, q)),
+        bandLow: BigDecimal.subtract(times(low, g.tick), times(g.lowQuarters, q)),
+        bandHigh: BigDecimal.sum(times(high, g.tick), times(g.highQuarters, q)),
+        answer: times(low + (g.pick % (high - low + 1)), g.tick)
+      }
+    })
+
+const arbLegsOf = (maxLegs: number, maxBandTicks: number) =>
+  fc
+    .constantFrom(...TICK_FAMILIES)
+    .chain((ticks) => fc.array(arbLeg(ticks, maxBandTicks), { minLength: 1, maxLength: maxLegs }))
+const arbLegs = arbLegsOf(MAX_LEGS, MAX_BAND_TICKS)
+
+const answerPrice = (legs: ReadonlyArray<GeneratedLeg>) =>
+  structurePrice(legs.map((leg) => ({ direction: leg.direction, ratio: leg.ratio, price: leg.answer })))
+
+const solve = (legs: ReadonlyArray<LegPriceInput>, target: BigDecimal.BigDecimal): LegPrices =>
+  Either.getOrThrowWith(legPrices(legs, target), (e) => new Error(JSON.stringify(e.toBody())))
+
+describe("legPrices", () => {
+  it("reproduces the target exactly whenever an on-tick, in-band answer exists", () => {
+    fc.assert(
+      fc.property(arbLegs, (legs) => {
+        const target = answerPrice(legs)
+        const result = solve(legs, target)
+        assert.isTrue(
+          BigDecimal.isZero(result.priceDifference),
+          `off by ${BigDecimal.format(result.priceDifference)}`
+        )
+        eq(structurePrice(result.legs), target)
+      })
+    )
+  })
+
+  it("puts every price on its leg's tick and inside its band, whatever the target", () => {
+    fc.assert(
+      fc.property(arbLegs, fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), (legs, targetUnits) => {
+        const result = solve(legs, BigDecimal.make(targetUnits, 4))
+        result.legs.forEach((out, i) => {
+          const leg = legs[i]!
+          assert.isTrue(isMultipleOf(out.price, leg.tick), `${BigDecimal.format(out.price)} off tick`)
+          assert.isTrue(
+            BigDecimal.lessThanOrEqualTo(leg.bandLow, out.price) &&
+              BigDecimal.lessThanOrEqualTo(out.price, leg.bandHigh),
+            `${BigDecimal.format(out.price)} outside the band`
+          )
+        })
+      })
+    )
+  })
+
+  it("reports priceDifference = achieved − target, so it is 0 exactly when the target is met", () => {
+    fc.assert(
+      fc.property(arbLegs, fc.bigInt({ min: -(10n ** 12n), max: 10n ** 12n }), (legs, targetUnits) => {
+        const target = BigDecimal.make(targetUnits, 4)
+        const result = solve(legs, target)
+        const achieved = structurePrice(result.legs)
+        eq(result.priceDifference, BigDecimal.subtract(achieved, target))
+        assert.strictEqual(BigDecimal.isZero(result.priceDifference), BigDecimal.equals(achieved, target))
+      })
+    )
+  })
+
+  it("never ends further from the target than some valid answer does", () => {
+    fc.assert(
+      fc.property(arbLegs, fc.bigInt({ min: -(10n ** 8n), max: 10n ** 8n }), (legs, offsetUnits) => {
+        const offset = BigDecimal.make(offsetUnits, 6)
+        const result = solve(legs, BigDecimal.sum(answerPrice(legs), offset))
+        assert.isTrue(
+          BigDecimal.lessThanOrEqualTo(BigDecimal.abs(result.priceDifference), BigDecimal.abs(offset)),
+          `off by ${BigDecimal.format(result.priceDifference)}, a valid answer is off by ${BigDecimal.format(offset)}`
+        )
+      })
+    )
+  })
+
+  it("answers the marks when the target is the structure price at on-tick marks", () => {
+    fc.assert(
+      fc.property(arbLegs, (generated) => {
+        const legs = generated.map((leg) => ({ ...leg, mark: leg.answer }))
+        const target = structurePrice(
+          legs.map((leg) => ({ direction: leg.direction, ratio: leg.ratio, price: leg.mark }))
+        )
+        solve(legs, target).legs.forEach((out, i) => eq(out.price, legs[i]!.mark, `leg ${i}: `))
+      })
+    )
+  })
+
+  it("returns the legs in input order with their names, directions and ratios", () => {
+    fc.assert(
+      fc.property(arbLegs, (legs) => {
+        const result = solve(legs, answerPrice(legs))
+        assert.deepStrictEqual(
+          result.legs.map((l) => [l.instrumentName, l.direction, BigDecimal.format(l.ratio)]),
+          legs.map((l) => [l.instrumentName, l.direction, BigDecimal.format(l.ratio)])
+        )
+      })
+    )
+  })
+
+  it("matches an exhaustive search of small structures on the documented objective", () => {
+    fc.assert(
+      fc.property(
+        arbLegsOf(4, 3),
+        fc.bigInt({ min: -40n, max: 40n }),
+        fc.boolean(),
+        (legs, offset, exact) => {
+          // Half the cases aim at a reachable target, the others next to one (often unreachable).
+          const tick = legs[0]!.tick
+          const target = exact
+            ? answerPrice(legs)
+            : BigDecimal.sum(answerPrice(legs), times(offset, quarter(tick)))
+          const expected = bruteForce(legs, target)
+          solve(legs, target).legs.forEach((out, i) => eq(out.price, expected[i]!, `leg ${i}: `))
+        }
+      ),
+      { numRuns: EXHAUSTIVE_RUNS }
+    )
+  })
+
+  describe("examples", () => {
+    const leg = (
+      instrumentName: string,
+      direction: "buy" | "sell",
+      ratio: string,
+      mark: string,
+      tick: string,
+      bandLow: string,
+      bandHigh: string
+    ): LegPriceInput => ({
+      instrumentName,
+      direction,
+      ratio: d(ratio),
+      mark: d(mark),
+      tick: d(tick),
+      bandLow: d(bandLow),
+      bandHigh: d(bandHigh)
+    })
+    const prices = (result: LegPrices) => result.legs.map((l) => BigDecimal.format(l.price))
+
+    it("spreads a call spread's difference evenly: 0.031 from marks 0.05 / 0.02", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-100000-C", "buy", "1", "0.05", "0.0001", "0.03", "0.07"),
+          leg("BTC-27DEC30-110000-C", "sell", "1", "0.02", "0.0001", "0.01", "0.04")
+        ],
+        d("0.031")
+      )
+      // 10 ticks to find: 5 up on the bought leg, 5 down on the sold one.
+      assert.deepStrictEqual(prices(result), ["0.0505", "0.0195"])
+      eq(result.priceDifference, d("0"))
+    })
+
+    it("prices a 1×2 USDC ratio spread on the 5 tick", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-100000-C", "buy", "1", "3100", "5", "2500", "3700"),
+          leg("BTC-27DEC30-110000-C", "sell", "2", "1200", "5", "900", "1500")
+        ],
+        d("685")
+      )
+      // At the marks 3100 − 2·1200 = 700; −15 needs d₁ − 2·d₂ = −3 ticks: one tick each is enough.
+      assert.deepStrictEqual(prices(result), ["3095", "1205"])
+    })
+
+    it("prices a perpetual / future calendar spread with ticks 0.5 and 2.5 from off-tick marks", () => {
+      const result = solve(
+        [
+          leg("BTC-PERPETUAL", "buy", "1", "100000.3", "0.5", "95000", "105000"),
+          leg("BTC-27DEC30", "sell", "1", "101234.6", "2.5", "96000", "106000")
+        ],
+        d("-1234")
+      )
+      // Starts 100000.5 and 101235 (marks rounded to the tick) give −1234.5; one perpetual tick up.
+      assert.deepStrictEqual(prices(result), ["100001", "101235"])
+    })
+
+    it("breaks ties toward keeping the legs with the largest ratio × tick at their marks", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-90000-C", "buy", "1", "0.1", "0.0001", "0", "1"),
+          leg("BTC-27DEC30-100000-C", "buy", "2", "0.1", "0.0001", "0", "1"),
+          leg("BTC-27DEC30-110000-C", "buy", "2", "0.1", "0.0001", "0", "1")
+        ],
+        d("0.5003")
+      )
+      // 3 ticks: (1, 0, 1), (1, 1, 0) and (−1, 1, 1) all move no leg more than one tick; the first
+      // ratio-2 leg stays, then the second ratio-2 leg moves as little as it can.
+      assert.deepStrictEqual(prices(result), ["0.1001", "0.1", "0.1001"])
+    })
+
+    it("between equal moves of a leg, takes the lower price", () => {
+      // Found by the exhaustive comparison. 42.15 is out of reach; the nearest is 44.55 with B at 45,
+      // so B moves 2 ticks either way. C (3 × 5, the heaviest) then moves one tick down (A 30, C 35)
+      // or one tick up (A 45, C 45): the lower price wins.
+      const result = solve(
+        [
+          leg("A", "sell", "2", "35", "5", "30", "55"),
+          leg("B", "sell", "0.01", "35", "5", "35", "45"),
+          leg("C", "buy", "3", "37.5", "5", "35", "45")
+        ],
+        d("42.15")
+      )
+      assert.deepStrictEqual(prices(result), ["30", "45", "35"])
+      eq(result.priceDifference, d("2.4"))
+    })
+
+    it("comes as close as the ticks allow and says by how much; the lower price on a tie", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-100000-C", "buy", "1", "0.05", "0.0001", "0.03", "0.07"),
+          leg("BTC-27DEC30-110000-C", "sell", "1", "0.02", "0.0001", "0.01", "0.04")
+        ],
+        d("0.03105")
+      )
+      eq(structurePrice(result.legs), d("0.031"))
+      eq(result.priceDifference, d("-0.00005"))
+    })
+
+    it("stops at the band edges when the target lies beyond them", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-100000-C", "buy", "1", "0.05", "0.0001", "0.03", "0.07"),
+          leg("BTC-27DEC30-110000-C", "sell", "2", "0.02", "0.0001", "0.01", "0.04")
+        ],
+        d("5")
+      )
+      assert.deepStrictEqual(prices(result), ["0.07", "0.01"])
+      eq(result.priceDifference, d("-4.95"))
+    })
+
+    it("starts from the mark rounded to the tick, half away from zero", () => {
+      const result = solve(
+        [
+          leg("BTC-27DEC30-100000-C", "buy", "1", "0.05005", "0.0001", "0.03", "0.07"),
+          leg("BTC-27DEC30-110000-C", "sell", "1", "0.02", "0.0001", "0.01", "0.04")
+        ],
+        d("0.0301")
+      )
+      // 0.05005 starts at 0.0501, which already meets the target; from 0.0500 the answer would differ.
+      assert.deepStrictEqual(prices(result), ["0.0501", "0.02"])
+    })
+
+    it("rejects requests it cannot price", () => {
+      const reasons = (legs: ReadonlyArray<LegPriceInput>) =>
+        Either.match(legPrices(legs, d("1")), { onLeft: (e) => e.reason ?? [], onRight: () => [] })
+      assert.deepStrictEqual(reasons([]), ["legs: at least one leg is required"])
+      assert.deepStrictEqual(reasons([leg("X", "buy", "1", "1", "0", "0", "2")]), [
+        "legs[0] X: tick size must be greater than 0"
+      ])
+      assert.deepStrictEqual(reasons([leg("X", "buy", "0", "1", "1", "0", "2")]), [
+        "legs[0] X: ratio must be greater than 0"
+      ])
+      assert.deepStrictEqual(reasons([leg("X", "buy", "1", "1", "5", "1", "4")]), [
+        "legs[0] X: no price on tick 5 inside the band [1, 4]"
+      ])
+    })
+  })
+})
+
+/**
+ * The documented objective by exhaustion: every on-tick, in-band price vector, ranked by
+ * |achieved − target| (the lower achieved price on a tie), then the largest move in ticks from the
+ * start (mark rounded half away from zero, clamped into the band), then leg by leg from the largest
+ * |ratio × tick| (input order on a tie): fewer ticks moved, then the lower price.
+ */
+const bruteForce = (
+  legs: ReadonlyArray<LegPriceInput>,
+  target: BigDecimal.BigDecimal
+): Array<BigDecimal.BigDecimal> => {
+  const toTicks = (x: BigDecimal.BigDecimal, tick: BigDecimal.BigDecimal) => BigDecimal.unsafeDivide(x, tick)
+  const whole = (x: BigDecimal.BigDecimal) => BigDecimal.scale(x, 0).value
+  const boxes = legs.map((leg) => {
+    const low = whole(BigDecimal.ceil(toTicks(leg.bandLow, leg.tick)))
+    const high = whole(BigDecimal.floor(toTicks(leg.bandHigh, leg.tick)))
+    const rounded = whole(BigDecimal.round(toTicks(leg.mark, leg.tick), { mode: "half-from-zero" }))
+    return { low, high, start: rounded < low ? low : rounded > high ? high : rounded }
+  })
+  const weight = (i: number) => BigDecimal.multiply(legs[i]!.ratio, legs[i]!.tick)
+  const order = legs.map((_, i) => i).sort((i, j) => BigDecimal.Order(weight(j), weight(i)) || i - j)
+  let best: { key: Array<BigDecimal.BigDecimal | bigint>; ks: Array<bigint> } | undefined
+  const visit = (i: number, ks: Array<bigint>): void => {
+    if (i === legs.length) {
+      const moves = ks.map((k, j) => k - boxes[j]!.start)
+      const achieved = structurePrice(legs.map((leg, j) => ({ ...leg, price: times(ks[j]!, leg.tick) })))
+      const diff = BigDecimal.subtract(achieved, target)
+      const absMove = (m: bigint) => (m < 0n ? -m : m)
+      const key: Array<BigDecimal.BigDecimal | bigint> = [
+        BigDecimal.abs(diff),
+        diff,
+        moves.reduce((m, x) => (absMove(x) > m ? absMove(x) : m), 0n),
+        ...order.flatMap((j) => [absMove(moves[j]!), moves[j]!])
+      ]
+      if (best === undefined || compareKeys(key, best.key) < 0) best = { key, ks: [...ks] }
+      return
+    }
+    for (let k = boxes[i]!.low; k <= boxes[i]!.high; k++) visit(i + 1, [...ks, k])
+  }
+  visit(0, [])
+  return best!.ks.map((k, i) => times(k, legs[i]!.tick))
+}
+
+const compareKeys = (
+  x: ReadonlyArray<BigDecimal.BigDecimal | bigint>,
+  y: ReadonlyArray<BigDecimal.BigDecimal | bigint>
+) => {
+  for (let i = 0; i < x.length; i++) {
+    const a = x[i]!
+    const b = y[i]!
+    const c =
+      typeof a === "bigint" && typeof b === "bigint"
+        ? a < b
+          ? -1
+          : a > b
+            ? 1
+            : 0
+        : BigDecimal.Order(a as BigDecimal.BigDecimal, b as BigDecimal.BigDecimal)
+    if (c !== 0) return c
+  }
+  return 0
+}
