@@ -153,7 +153,7 @@ describe("legPrices", () => {
         const target = structurePrice(
           legs.map((leg) => ({ direction: leg.direction, ratio: leg.ratio, price: leg.mark }))
         )
-        solve(legs, target).legs.forEach((out, i) => eq(out.price, legs[i]!.mark, `leg ${i}: `))
+        for (const [i, out] of solve(legs, target).legs.entries()) eq(out.price, legs[i]!.mark, `leg ${i}: `)
       })
     )
   })
@@ -183,7 +183,7 @@ describe("legPrices", () => {
             ? answerPrice(legs)
             : BigDecimal.sum(answerPrice(legs), times(offset, quarter(tick)))
           const expected = bruteForce(legs, target)
-          solve(legs, target).legs.forEach((out, i) => eq(out.price, expected[i]!, `leg ${i}: `))
+          for (const [i, out] of solve(legs, target).legs.entries()) eq(out.price, expected[i]!, `leg ${i}: `)
         }
       ),
       { numRuns: EXHAUSTIVE_RUNS }
@@ -346,7 +346,7 @@ const bruteForce = (
     const low = whole(BigDecimal.ceil(toTicks(leg.bandLow, leg.tick)))
     const high = whole(BigDecimal.floor(toTicks(leg.bandHigh, leg.tick)))
     const rounded = whole(BigDecimal.round(toTicks(leg.mark, leg.tick), { mode: "half-from-zero" }))
-    return { low, high, start: rounded < low ? low : rounded > high ? high : rounded }
+    return { low, high, start: bigMin(high, bigMax(low, rounded)) }
   })
   const weight = (i: number) => BigDecimal.multiply(legs[i]!.ratio, legs[i]!.tick)
   const order = legs.map((_, i) => i).sort((i, j) => BigDecimal.Order(weight(j), weight(i)) || i - j)
@@ -360,7 +360,7 @@ const bruteForce = (
       const key: Array<BigDecimal.BigDecimal | bigint> = [
         BigDecimal.abs(diff),
         diff,
-        moves.reduce((m, x) => (absMove(x) > m ? absMove(x) : m), 0n),
+        moves.map(absMove).reduce(bigMax, 0n),
         ...order.flatMap((j) => [absMove(moves[j]!), moves[j]!])
       ]
       if (best === undefined || compareKeys(key, best.key) < 0) best = { key, ks: [...ks] }
@@ -370,6 +370,16 @@ const bruteForce = (
   }
   visit(0, [])
   return best!.ks.map((k, i) => times(k, legs[i]!.tick))
+}
+
+/** Math.max / Math.min for bigints. */
+const bigMax = (x: bigint, y: bigint): bigint => {
+  if (y > x) return y
+  return x
+}
+const bigMin = (x: bigint, y: bigint): bigint => {
+  if (y < x) return y
+  return x
 }
 
 const compareKeys = (
