@@ -16,10 +16,10 @@ const MAX_MARK_TICKS = 100_000
 const MAX_BAND_TICKS = 2_000
 /**
  * The tick families one structure price mixes in practice: BTC/ETH-quoted options (0.0001), and
- * USD(C)-quoted options and futures (5, 2.5, 0.5). Mixing families (a BTC-quoted option with a
+ * USD(C)-quoted options and futures (5, 2.5, 0.5, 0.05). Mixing families (a BTC-quoted option with a
  * USD future) has no meaning as one price; see docs/algorithms.md for the search limit there.
  */
-const TICK_FAMILIES = [["0.0001"], ["5", "2.5", "0.5"]].map((family) => family.map(unsafeDecimal))
+const TICK_FAMILIES = [["0.0001"], ["5", "2.5", "0.5", "0.05"]].map((family) => family.map(unsafeDecimal))
 
 const d = unsafeDecimal
 const times = (units: bigint | number, step: BigDecimal.BigDecimal) =>
