@@ -3,13 +3,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { initialSchema } from "./migrations/0001_initial.js"
+import { rfqStoreSchema } from "./migrations/0002_rfq_store.js"
 
 /**
  * The one set of migrations, for PGlite and PostgreSQL alike: `<id>_<name>` → SQL script.
  * Never edit a shipped entry; append a new one. (The text is also what test caches are keyed on.)
  */
 export const migrationScripts: Readonly<Record<string, string>> = {
-  "0001_initial": initialSchema
+  "0001_initial": initialSchema,
+  "0002_rfq_store": rfqStoreSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"
