@@ -4,13 +4,13 @@ import { type ApiError, apiError } from "./Errors.js"
 import type { SettlementOption } from "./Primitives.js"
 
 /** One settlement account of a split: credentials and their share of every trade, in percent. */
-export interface SettlementAccount {
+export interface SplitAccount {
   readonly credentialsId: number
   readonly percentage: BigDecimal.BigDecimal
 }
 
 /** The create-RFQ `settlementAccounts` field: settlement option → accounts. */
-export type SettlementAccounts = Readonly<Partial<Record<string, ReadonlyArray<SettlementAccount>>>>
+export type SettlementAccounts = Readonly<Partial<Record<string, ReadonlyArray<SplitAccount>>>>
 
 const hundred = BigDecimal.fromBigInt(100n)
 const fmt = BigDecimal.format
@@ -76,7 +76,7 @@ export const validateSettlementAccounts = (
  */
 export const allocateSplit = (
   tradeAmount: BigDecimal.BigDecimal,
-  accounts: ReadonlyArray<SettlementAccount>,
+  accounts: ReadonlyArray<SplitAccount>,
   amountStep: BigDecimal.BigDecimal
 ): ReadonlyArray<BigDecimal.BigDecimal> => {
   if (accounts.length === 0) throw new RangeError("allocateSplit: no accounts")
@@ -106,7 +106,7 @@ export const allocateSplit = (
   )
 }
 
-const indexOfLargestPercentage = (accounts: ReadonlyArray<SettlementAccount>): number => {
+const indexOfLargestPercentage = (accounts: ReadonlyArray<SplitAccount>): number => {
   let best = 0
   accounts.forEach((account, i) => {
     if (BigDecimal.greaterThan(account.percentage, accounts[best]!.percentage)) best = i
@@ -129,7 +129,7 @@ export interface SplitLeg {
 /** One settlement option's accounts and its venue's rules for leg `legIndex`. */
 export interface OptionSplit {
   readonly settlementOption: SettlementOption
-  readonly accounts: ReadonlyArray<SettlementAccount>
+  readonly accounts: ReadonlyArray<SplitAccount>
   readonly venueLeg: (legIndex: number) => VenueLegAmounts
 }
 
@@ -147,7 +147,7 @@ export const splitAmountStep = (legRules: ReadonlyArray<VenueLegAmounts>): BigDe
   )
 }
 
-const isAllocatable = (accounts: ReadonlyArray<SettlementAccount>): boolean =>
+const isAllocatable = (accounts: ReadonlyArray<SplitAccount>): boolean =>
   accounts.length > 0 &&
   accounts.every((a) => BigDecimal.isPositive(a.percentage)) &&
   BigDecimal.equals(sumDecimals(accounts.map((a) => a.percentage)), hundred)

@@ -6,7 +6,7 @@ import type { SettlementOption } from "../../src/domain/Primitives.js"
 import {
   allocateSplit,
   minimumBlockViolations,
-  type SettlementAccount,
+  type SplitAccount,
   type SettlementAccounts,
   splitAmountStep,
   validateMinimumBlockAmounts,
@@ -38,7 +38,7 @@ const arbPercentages = (n: number): fc.Arbitrary<Array<BigDecimal.BigDecimal>> =
       return points.slice(1).map((p, i) => BigDecimal.normalize(BigDecimal.make(BigInt(p - points[i]!), 2)))
     })
 
-const arbAccounts: fc.Arbitrary<Array<SettlementAccount>> = fc
+const arbAccounts: fc.Arbitrary<Array<SplitAccount>> = fc
   .integer({ min: 1, max: MAX_ACCOUNTS })
   .chain((n) =>
     fc.tuple(
@@ -59,10 +59,7 @@ const arbValidSplit = fc
   )
   .map(([options, lists]) => ({
     options,
-    accounts: Object.fromEntries(options.map((o, i) => [o, lists[i]!])) as Record<
-      string,
-      Array<SettlementAccount>
-    >
+    accounts: Object.fromEntries(options.map((o, i) => [o, lists[i]!])) as Record<string, Array<SplitAccount>>
   }))
 
 const arbStep = fc.constantFrom(...STEPS)
@@ -75,7 +72,7 @@ const exactShare = (amount: BigDecimal.BigDecimal, pct: BigDecimal.BigDecimal) =
   BigDecimal.unsafeDivide(BigDecimal.multiply(amount, pct), BigDecimal.fromBigInt(100n))
 
 /** The account the contract gives the remainder to: the largest percentage, first listed on a tie. */
-const remainderIndex = (accounts: ReadonlyArray<SettlementAccount>) =>
+const remainderIndex = (accounts: ReadonlyArray<SplitAccount>) =>
   accounts.reduce(
     (best, a, i) => (BigDecimal.greaterThan(a.percentage, accounts[best]!.percentage) ? i : best),
     0
