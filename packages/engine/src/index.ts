@@ -47,3 +47,7 @@ export {
 } from "./venues/VenueParameters.js"
 export { listedExpiries, type ListedExpiries } from "./venues/ExpirySchedule.js"
 export { SimulatedPricing, type SimulatedPricingOptions, DEFAULT_PRICING_SEED } from "./pricing/SimulatedPricing.js"
+export * from "./domain/Decimal.js"
+export * from "./domain/Split.js"
+export * from "./domain/StructurePrice.js"
+export * from "./domain/LegPrices.js"
