@@ -17,6 +17,12 @@ export type Around<R> = (
   next: Effect.Effect<RouteResponse, ApiError, R>
 ) => Effect.Effect<RouteResponse, ApiError, R>
 
+/** An `Around` that works for any environment: it adds no requirement of its own. */
+export type AnyAround = <R>(
+  request: RouteRequest,
+  next: Effect.Effect<RouteResponse, ApiError, R>
+) => Effect.Effect<RouteResponse, ApiError, R>
+
 export interface RequestHandlerOptions<R> {
   readonly router: Router<R>
   readonly runtime: Runtime.Runtime<R>
@@ -98,7 +104,7 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
       let payload: string
       try {
         // `undefined` has no JSON text; it is answered as `null`.
-        payload = JSON.stringify(response.body) ?? "null"
+        payload = response.text ?? JSON.stringify(response.body) ?? "null"
       } catch {
         status = 500
         headers = {}
@@ -107,8 +113,11 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
       try {
         res.cork(() => {
           res.writeStatus(statusLine(status))
-          res.writeHeader("content-type", "application/json")
-          for (const [name, value] of Object.entries(headers)) res.writeHeader(name, value)
+          const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === "content-type")
+          res.writeHeader("content-type", contentType?.[1] ?? "application/json")
+          for (const [name, value] of Object.entries(headers)) {
+            if (name.toLowerCase() !== "content-type") res.writeHeader(name, value)
+          }
           res.end(payload, closeConnection)
         })
       } catch {

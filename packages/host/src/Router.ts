@@ -23,6 +23,8 @@ export interface RouteResponse {
   readonly status: number
   /** Serialized as JSON. */
   readonly body: unknown
+  /** A ready-made payload (e.g. Prometheus text or HTML) sent instead of `body`, with its content-type header. */
+  readonly text?: string
   readonly headers?: Readonly<Record<string, string>>
 }
 

@@ -1,11 +1,17 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { makeDatabaseLayer, ping } from "@rfq/engine"
+import { ping } from "@rfq/engine"
 import { Effect } from "effect"
+import { type AppServices, appAround, appLayer, appRoutes } from "./App.js"
 import { isStartupFailure, runHost } from "./Host.js"
 
 // A start that cannot proceed prints one plain line on stderr and exits 1 (runMain's teardown);
 // SIGTERM/SIGINT interrupt the program, which drains, closes the database, unlocks and exits 0.
-const program = runHost({ databaseLayer: ({ database }) => makeDatabaseLayer(database), ping }).pipe(
+const program = runHost<AppServices>({
+  databaseLayer: appLayer,
+  ping,
+  routes: appRoutes,
+  around: appAround
+}).pipe(
   Effect.tapError((error) =>
     Effect.sync(() => {
       process.stderr.write(`${isStartupFailure(error) ? error.message : String(error)}\n`)

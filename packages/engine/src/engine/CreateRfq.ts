@@ -8,7 +8,7 @@ import type { QuoteCurrency, SettlementOption } from "../domain/Primitives.js"
 import { directionSign } from "../domain/Primitives.js"
 import { quoteCurrenciesFor, resolveQuoteCurrency } from "../domain/QuoteCurrencies.js"
 import { legAmount, parseRatio } from "../domain/Ratio.js"
-import { splitAmountStep, validateMinimumBlockAmounts } from "../domain/Split.js"
+import { allocateSplit, splitAmountStep, validateMinimumBlockAmounts } from "../domain/Split.js"
 import { classifyStrategy, describeStructure, rfqKind } from "../domain/Strategy.js"
 import { decString } from "../rfq/Dec.js"
 import type {
@@ -266,17 +266,18 @@ export const buildRfq = (
     for (const option of options) {
       const list = settlementAccounts[option]!
       const shareStep = splitAmountStep(legContracts.map((c) => c[option]!))
-      for (const account of list) {
+      // The same arithmetic settlement uses, so the venue simulates the amounts that will trade.
+      const shares = allocateSplit(
+        amount,
+        list.map((a) => ({
+          credentialsId: a.credentialsId,
+          percentage: BigDecimal.unsafeFromString(a.percentage)
+        })),
+        shareStep
+      )
+      for (const [accountIndex, account] of list.entries()) {
         const row = desk.find((c) => c.id === account.credentialsId)!
-        const share = BigDecimal.normalize(
-          roundToStep(
-            BigDecimal.unsafeDivide(
-              BigDecimal.multiply(amount, BigDecimal.unsafeFromString(account.percentage)),
-              BigDecimal.unsafeFromString("100")
-            ),
-            shareStep
-          )
-        )
+        const share = shares[accountIndex]!
         const legs = yield* Effect.forEach(parsed, (p, i) =>
           Effect.gen(function* () {
             const contract = legContracts[i]![option]!

@@ -122,9 +122,11 @@ const makeEngine = (config: EngineConfig) =>
     // Restore: live RFQs back into memory, expiry timers re-armed (due ones fire at once), and
     // trades caught mid-settlement reconciled with the venue by their keys.
     yield* actors.restoreLive
-    for (const actor of actors.live.values()) {
+    for (const actor of [...actors.live.values()]) {
+      // Expired while the process was down: expire now, before anyone can read or quote it.
+      yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
       for (const q of Object.values(actor.state.quotes)) indexQuote(q)
-      yield* scheduler.schedule(actor.state.rfq.id, actor.state.rfq.expiresAt)
+      if (actor.value === "open") yield* scheduler.schedule(actor.state.rfq.id, actor.state.rfq.expiresAt)
     }
     const reconcile = (actor: RfqActor) =>
       Effect.gen(function* () {
@@ -196,8 +198,26 @@ const makeEngine = (config: EngineConfig) =>
         .pipe(Effect.ensuring(Effect.sync(() => --held.users === 0 && requestLocks.delete(key))))
     })
 
+    /** The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open. */
+    const readActor = (rfqId: number) =>
+      Effect.gen(function* () {
+        const found = yield* actors.actorOf(rfqId)
+        if (
+          Option.isSome(found) &&
+          found.value.value === "open" &&
+          (yield* now()) >= found.value.state.rfq.expiresAt
+        ) {
+          yield* actors
+            .withActor(rfqId, (actor) =>
+              Effect.sync(() => reindex(Object.keys(actor.state.quotes).map(Number), actor))
+            )
+            .pipe(Effect.ignore)
+        }
+        return found
+      })
+
     const getRfq = Effect.fn("Engine.getRfq")(function* (caller: Caller, rfqId: number) {
-      const found = yield* actors.actorOf(rfqId)
+      const found = yield* readActor(rfqId)
       if (Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)) {
         return yield* Effect.fail(apiError("rfqNotFound"))
       }
@@ -220,7 +240,7 @@ const makeEngine = (config: EngineConfig) =>
       })
       const results: Array<Json> = []
       for (const id of page.ids) {
-        const found = yield* actors.actorOf(id)
+        const found = yield* readActor(id)
         if (Option.isNone(found)) continue
         const rendered = renderRfq(viewOf(found.value.value, found.value.state), caller, { single: false })
         if (rendered !== undefined) results.push(rendered)

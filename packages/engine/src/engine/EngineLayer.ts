@@ -1,0 +1,87 @@
+import { Effect, Layer } from "effect"
+import { Venues, type VenuesService } from "../services/Venues.js"
+import { SimulatedPricing, type SimulatedPricingOptions } from "../pricing/SimulatedPricing.js"
+import { SecretBoxLive } from "../security/SecretBox.js"
+import { EventsLive } from "../services/Events.js"
+import { SqlAccountStoreLive } from "../storage/SqlAccountStore.js"
+import { SqlRfqStoreLive } from "../storage/SqlRfqStore.js"
+import { SimulatedVenues, type SimulatedVenuesOptions } from "../venues/SimulatedVenues.js"
+import { SqlVenueLedger } from "../venues/SqlVenueLedger.js"
+import { type AccountRegistration, VenueAccounts } from "../venues/VenueAccounts.js"
+import { EngineLive } from "./Engine.js"
+
+export interface EngineLayerOptions {
+  /** expiresAt = createdAt + rfqTtlMs. */
+  readonly rfqTtlMs: number
+  /** The AES-256-GCM key ring for secrets at rest: version → 32-byte key; the highest seals. */
+  readonly encryptionKeys: ReadonlyMap<number, Uint8Array>
+  /** Venue accounts with special behaviour (permissions, failing executions) for the simulations. */
+  readonly venueAccounts?: ReadonlyArray<AccountRegistration>
+  readonly pricing?: SimulatedPricingOptions
+  readonly venues?: SimulatedVenuesOptions
+  /** Told of every venue call and its outcome (metrics). */
+  readonly onVenueCall?: (
+    venue: string,
+    operation: "simulate" | "execute",
+    outcome: "ok" | "rejected"
+  ) => void
+}
+
+/** Wraps the venues so each simulation and execution reports its outcome. */
+const observed = (observe: NonNullable<EngineLayerOptions["onVenueCall"]>) =>
+  Layer.effect(
+    Venues,
+    Effect.map(
+      Venues,
+      (venues): VenuesService => ({
+        ...venues,
+        simulateBlockTrade: (request) =>
+          venues.simulateBlockTrade(request).pipe(
+            Effect.tapBoth({
+              onFailure: () => Effect.sync(() => observe(request.venue, "simulate", "rejected")),
+              onSuccess: () => Effect.sync(() => observe(request.venue, "simulate", "ok"))
+            })
+          ),
+        executeBlockTrade: (request) =>
+          venues.executeBlockTrade(request).pipe(
+            Effect.tapBoth({
+              onFailure: () => Effect.sync(() => observe(request.venue, "execute", "rejected")),
+              onSuccess: () => Effect.sync(() => observe(request.venue, "execute", "ok"))
+            })
+          )
+      })
+    )
+  )
+
+/**
+ * The engine over a migrated `SqlClient` with the shipped simulated venues and pricing: everything
+ * an application needs besides the database. It also provides the venues, pricing, account
+ * registry, ledger and stores, so a host or a test can reach them. A real venue adapter replaces
+ * `SimulatedVenues` by providing its own `Venues` layer to `EngineLive`.
+ */
+export const makeEngineLayer = (options: EngineLayerOptions) => {
+  const simulated = SimulatedVenues.layer(options.venues)
+  const venues = (
+    options.onVenueCall === undefined
+      ? simulated
+      : observed(options.onVenueCall).pipe(Layer.provide(simulated))
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        SimulatedPricing.layer(options.pricing),
+        VenueAccounts.layer(options.venueAccounts),
+        SqlVenueLedger.layer
+      )
+    )
+  )
+  const services = Layer.mergeAll(
+    SqlRfqStoreLive,
+    SqlAccountStoreLive,
+    venues,
+    SecretBoxLive(options.encryptionKeys),
+    EventsLive
+  )
+  return EngineLive({ rfqTtlMs: options.rfqTtlMs }).pipe(Layer.provideMerge(services))
+}
+
+export type EngineLayerServices = Layer.Layer.Success<ReturnType<typeof makeEngineLayer>>

@@ -1,0 +1,150 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import {
+  type ApiError,
+  Engine,
+  makeDatabaseLayer,
+  makeEngineLayer,
+  type AccountRegistration,
+  apiError,
+  seedDemoData,
+  SecretBoxLive
+} from "@rfq/engine"
+import { Clock, Effect, Layer, Redacted } from "effect"
+import { Auth, AuthLive } from "./auth/AuthService.js"
+import { authRoutes } from "./auth/AuthRoutes.js"
+import { hashSecret } from "./auth/SecretHash.js"
+import type { HostInput } from "./Host.js"
+import { operations } from "./Operations.js"
+import { RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
+import type { AnyAround } from "./RequestHandler.js"
+import type { RouteRequest, RouteResponse } from "./Router.js"
+import { errorResponse } from "./RequestHandler.js"
+import { restRoutes } from "./RestRoutes.js"
+import { Metrics } from "./Metrics.js"
+import { makeOpenApiDocument } from "./OpenApi.js"
+import { route } from "./Router.js"
+import { version } from "@rfq/engine"
+
+const encryptionKeysOf = (input: HostInput) =>
+  new Map([[1, new Uint8Array(Redacted.value(input.secrets.encryptionKey))]])
+
+/** The demo taker's `dbt-flaky` account fails every execution on the simulated DBT, on every start. */
+const demoVenueAccounts = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ clientId: string }>`
+    SELECT c.client_id AS "clientId" FROM exchange_credentials c JOIN desks d ON d.id = c.desk_id
+    WHERE d.name = 'Demo Taker' AND c.alias = 'dbt-flaky' AND c.deleted_at IS NULL`
+  return rows.map(
+    (r): AccountRegistration => ({
+      venue: "DBT",
+      clientId: r.clientId,
+      behaviour: { failExecution: "the venue rejected the block trade (demo account dbt-flaky)" }
+    })
+  )
+})
+
+/** Seeds the demo data on an empty database when DEMO=1 and prints the demo clients. */
+const seedIfDemo = (input: HostInput) =>
+  Effect.gen(function* () {
+    if (!input.config.demo) return
+    const result = yield* seedDemoData({ hashSecret }).pipe(
+      Effect.provide(SecretBoxLive(encryptionKeysOf(input)))
+    )
+    if (result.seeded) {
+      yield* Effect.logInfo("demo data seeded").pipe(
+        Effect.annotateLogs({ clients: result.clients.map((c) => `${c.clientId} (${c.role})`).join(", ") })
+      )
+    }
+    process.stdout.write(
+      `demo clients (clientId / clientSecret): ${["demo-taker", "demo-viewer", "demo-maker-1", "demo-maker-2", "demo-maker-3"].map((c) => `${c} / ${c}-secret`).join(", ")}\n`
+    )
+  })
+
+/**
+ * The application over its database: migrations, demo data, the engine (restoring live RFQs and
+ * reconciling interrupted settlements as it starts) and authentication.
+ */
+const metricsByHost = new WeakMap<HostInput, Metrics>()
+/** One metrics registry per host start (tests start several hosts in one process). */
+export const metricsOf = (input: HostInput): Metrics => {
+  let metrics = metricsByHost.get(input)
+  if (metrics === undefined) {
+    metrics = new Metrics()
+    metricsByHost.set(input, metrics)
+  }
+  return metrics
+}
+
+export const appLayer = (input: HostInput) => {
+  const database = makeDatabaseLayer(input.database)
+  const engine = Layer.unwrapEffect(
+    Effect.gen(function* () {
+      yield* seedIfDemo(input)
+      const venueAccounts = input.config.demo ? yield* demoVenueAccounts : []
+      return makeEngineLayer({
+        rfqTtlMs: input.config.rfqTtlSeconds * 1000,
+        encryptionKeys: encryptionKeysOf(input),
+        venueAccounts,
+        onVenueCall: metricsOf(input).onVenueCall
+      })
+    })
+  )
+  return Layer.mergeAll(engine, AuthLive({ jwtSecret: input.secrets.jwtSecret })).pipe(
+    Layer.provideMerge(database)
+  )
+}
+
+export type AppServices = Layer.Layer.Success<ReturnType<typeof appLayer>>
+
+export const appRoutes = (input: HostInput) =>
+  Effect.gen(function* () {
+    const engine = yield* Engine
+    const auth = yield* Auth
+    const metrics = metricsOf(input)
+    metrics.openRfqs = engine.liveCount
+    const document = makeOpenApiDocument(operations, { version })
+    return [
+      ...authRoutes,
+      ...restRoutes(operations, engine, { authenticate: auth.authenticate, authorize: auth.requireRole }),
+      route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
+      metrics.route()
+    ]
+  })
+
+/**
+ * Rate limits around every request, 404s included: per user id when the bearer token verifies,
+ * per peer address otherwise (the token endpoints included). The headers go on every response.
+ */
+/** Metrics outside, rate limits inside: a 429 is counted and timed like any answer. */
+export const appAround = (input: HostInput) =>
+  Effect.gen(function* () {
+    const limit = yield* rateLimitAround(input)
+    const routes = yield* appRoutes(input)
+    const timed = metricsOf(input).around(routes)
+    const around: AnyAround = (request, next) => timed(request, limit(request, next))
+    return around
+  })
+
+export const rateLimitAround = (input: HostInput) =>
+  Effect.gen(function* () {
+    const auth = yield* Auth
+    const limiter = new RateLimiter(input.config.rateLimitPerMinute)
+    const around: AnyAround = <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
+      Effect.gen(function* () {
+        const header = request.headers.authorization
+        const caller =
+          header === undefined
+            ? undefined
+            : yield* auth.authenticate(header).pipe(
+                Effect.option,
+                Effect.map((o) => (o._tag === "Some" ? o.value : undefined))
+              )
+        const key = caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`
+        const decision = limiter.take(key, yield* Clock.currentTimeMillis)
+        const headers = rateLimitHeaders(decision)
+        if (!decision.allowed) return { ...errorResponse(apiError("rateLimitExceeded")), headers }
+        const response = yield* next.pipe(Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
+        return { ...response, headers: { ...response.headers, ...headers } }
+      })
+    return around
+  })

@@ -1,0 +1,92 @@
+import { Effect } from "effect"
+import client from "prom-client"
+import type { ApiError } from "@rfq/engine"
+import type { AnyAround } from "./RequestHandler.js"
+import { type Route, type RouteRequest, type RouteResponse, makeRouter, route } from "./Router.js"
+
+/**
+ * Prometheus metrics (`GET /metrics`, text exposition format): requests and latency per route and
+ * status, open RFQs, WebSocket sessions, venue calls by outcome, plus Node's default process
+ * metrics. Routes are labelled by their pattern (`/v1/rfq/{id}`), never the raw path, so the
+ * label set stays bounded.
+ */
+export class Metrics {
+  readonly registry = new client.Registry()
+  readonly requests = new client.Counter({
+    name: "rfq_http_requests_total",
+    help: "HTTP requests by route, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [this.registry]
+  })
+  readonly latency = new client.Histogram({
+    name: "rfq_http_request_duration_seconds",
+    help: "HTTP request latency by route, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry]
+  })
+  readonly venueCalls = new client.Counter({
+    name: "rfq_venue_calls_total",
+    help: "Venue calls by venue, operation and outcome",
+    labelNames: ["venue", "operation", "outcome"] as const,
+    registers: [this.registry]
+  })
+  readonly wsSessions = new client.Gauge({
+    name: "rfq_websocket_sessions",
+    help: "Open WebSocket sessions",
+    registers: [this.registry]
+  })
+  openRfqs: () => number = () => 0
+
+  constructor() {
+    const self = this
+    new client.Gauge({
+      name: "rfq_open_rfqs",
+      help: "RFQs open (or settling) in the engine",
+      registers: [this.registry],
+      collect() {
+        this.set(self.openRfqs())
+      }
+    })
+    client.collectDefaultMetrics({ register: this.registry })
+  }
+
+  readonly onVenueCall = (venue: string, operation: string, outcome: string) => {
+    this.venueCalls.inc({ venue, operation, outcome })
+  }
+
+  /** Times every request, labelled by the route pattern it matched (or `unmatched`). */
+  around<R>(routes: ReadonlyArray<Route<R>>): AnyAround {
+    const router = makeRouter(routes)
+    const patternOf = (request: RouteRequest) => {
+      const match = router.match(request.method, request.path)
+      return match._tag === "Found" ? match.route.path : "unmatched"
+    }
+    return <R2>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R2>) => {
+      const start = process.hrtime.bigint()
+      const record = (status: number) =>
+        Effect.sync(() => {
+          const labels = { route: patternOf(request), method: request.method, status: String(status) }
+          this.requests.inc(labels)
+          this.latency.observe(labels, Number(process.hrtime.bigint() - start) / 1e9)
+        })
+      return next.pipe(
+        Effect.tap((response) => record(response.status)),
+        Effect.tapError((error) => record(error.status))
+      )
+    }
+  }
+
+  route(): Route<never> {
+    return route("GET", "/metrics", () =>
+      Effect.promise(() => this.registry.metrics()).pipe(
+        Effect.map((text) => ({
+          status: 200,
+          body: null,
+          text,
+          headers: { "content-type": this.registry.contentType }
+        }))
+      )
+    )
+  }
+}
