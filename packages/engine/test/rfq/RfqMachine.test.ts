@@ -196,7 +196,7 @@ describe("RFQ machine", () => {
   it("a fill closes the accepted quote as filled and every other quote as cancelled", () => {
     const s = run([put(quote(100)), put(quote(101, { price: "0.06" })), accept])
     const { effects } = step(s, { type: "SETTLED", trade: trade(["filled", "filled"]), now: 3_100 })
-    const closed = effects.find((e) => e.type === "quotesClosed")!.params as {
+    const closed = effects.find((e) => e.type === "quotesClosed")!.params as unknown as {
       closed: Array<{ quote: QuoteRecord; status: string }>
     }
     expect(closed.closed.map((c) => [c.quote.id, c.status])).toEqual([
