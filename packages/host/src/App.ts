@@ -20,6 +20,7 @@ import type { AnyAround } from "./RequestHandler.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./RequestHandler.js"
 import { restRoutes } from "./RestRoutes.js"
+import { docsRoutes } from "./DocsPage.js"
 import { Metrics } from "./Metrics.js"
 import { makeOpenApiDocument } from "./OpenApi.js"
 import { route } from "./Router.js"
@@ -107,7 +108,8 @@ export const appRoutes = (input: HostInput) =>
       ...authRoutes,
       ...restRoutes(operations, engine, { authenticate: auth.authenticate, authorize: auth.requireRole }),
       route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
-      metrics.route()
+      metrics.route(),
+      ...docsRoutes()
     ]
   })
 
