@@ -226,7 +226,18 @@ const makeEngine = (config: EngineConfig) =>
     })
 
     const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
-      const after = query.cursor === undefined || query.cursor === 0 ? undefined : query.cursor
+      // The cursor is the id of the last RFQ of the previous page; the keyset is its (createdAt, id).
+      const cursorRfq =
+        query.cursor === undefined || query.cursor === 0 ? undefined : yield* actors.actorOf(query.cursor)
+      if (cursorRfq !== undefined && Option.isNone(cursorRfq)) {
+        return yield* Effect.fail(
+          apiError("invalidRequest", `cursor: ${query.cursor} is not a cursor of this list`)
+        )
+      }
+      const after =
+        cursorRfq === undefined || Option.isNone(cursorRfq)
+          ? undefined
+          : { createdAt: cursorRfq.value.state.rfq.createdAt, id: cursorRfq.value.state.rfq.id }
       const page = yield* store.list({
         deskId: caller.deskId,
         makerId: caller.makerId,
@@ -235,7 +246,7 @@ const makeEngine = (config: EngineConfig) =>
         baseCurrency: query.baseCurrency,
         startTime: query.startTime,
         endTime: query.endTime,
-        after: after === undefined ? undefined : { createdAt: Number.MAX_SAFE_INTEGER, id: after },
+        after,
         limit: query.limit
       })
       const results: Array<Json> = []
@@ -462,13 +473,26 @@ const makeEngine = (config: EngineConfig) =>
     })
 
     const listQuotes = Effect.fn("Engine.listQuotes")(function* (caller: Caller, query: ListQuotesQuery) {
-      const after = query.cursor === undefined || query.cursor === 0 ? undefined : query.cursor
+      const cursorQuote =
+        query.cursor === undefined || query.cursor === 0 ? undefined : yield* store.quote(query.cursor)
+      if (
+        cursorQuote !== undefined &&
+        (Option.isNone(cursorQuote) || cursorQuote.value.makerDeskId !== caller.deskId)
+      ) {
+        return yield* Effect.fail(
+          apiError("invalidRequest", `cursor: ${query.cursor} is not a cursor of this list`)
+        )
+      }
+      const after =
+        cursorQuote === undefined || Option.isNone(cursorQuote)
+          ? undefined
+          : { createdAt: cursorQuote.value.createdAt, id: cursorQuote.value.id }
       const page = yield* store.listQuotes({
         makerDeskId: caller.deskId,
         rfqId: query.rfqId,
         startTime: query.startTime,
         endTime: query.endTime,
-        after: after === undefined ? undefined : { createdAt: Number.MAX_SAFE_INTEGER, id: after },
+        after,
         limit: query.limit
       })
       const last = page.quotes[page.quotes.length - 1]

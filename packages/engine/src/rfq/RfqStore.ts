@@ -70,6 +70,8 @@ export interface RfqStoreService {
   ) => Effect.Effect<{ readonly total: number; readonly quotes: ReadonlyArray<QuoteRecord> }>
   /** Every quote of an RFQ, active or closed (the taker's and a maker's view of a closed RFQ). */
   readonly quotesOf: (rfqId: number) => Effect.Effect<ReadonlyArray<QuoteRecord>>
+  /** One quote by id, any status. */
+  readonly quote: (quoteId: number) => Effect.Effect<Option.Option<QuoteRecord>>
   readonly trades: (rfqId: number) => Effect.Effect<Option.Option<TradeRecord>>
 }
 

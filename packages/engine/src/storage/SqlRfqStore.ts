@@ -257,6 +257,14 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       ).pipe(Effect.orDie)
     })
 
+    const quote = Effect.fn("RfqStore.quote")(function* (id: number) {
+      const rows = yield* Effect.flatMap(
+        sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE q.id = ${id}`,
+        readAll(readQuote)
+      ).pipe(Effect.orDie)
+      return Option.fromNullable(rows[0])
+    })
+
     const trades = Effect.fn("RfqStore.trades")(function* (rfqId: number) {
       const rows = yield* Effect.flatMap(
         sql<DocRow>`SELECT ${sql.literal(tradeDocument)} FROM trades t JOIN quotes q ON q.id = t.quote_id
@@ -279,6 +287,7 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       list,
       listQuotes,
       quotesOf,
+      quote,
       trades
     } satisfies RfqStoreService
   }

@@ -217,4 +217,37 @@ describe.each(testDatabases)("engine lifecycle on $name", ({ layer }) => {
       }).pipe(Effect.provide(layer)),
     { timeout: 120_000 }
   )
+
+  it.effect(
+    "lists RFQs newest first with a keyset cursor: no duplicates, no misses, totals",
+    () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(testEpoch)
+        const { callers, venueAccounts } = yield* seedAndResolve
+        const { engine, stop } = yield* startEngine(venueAccounts)
+        const created: Array<number> = []
+        for (let i = 0; i < 7; i++) {
+          created.push(yield* createSpread(engine, callers, [["dbt-main", 100]]))
+          // Two RFQs per millisecond: the keyset must break ties on the id.
+          if (i % 2 === 1) yield* TestClock.adjust(1)
+        }
+        const seen: Array<number> = []
+        let cursor = 0
+        for (let page = 0; page < 5; page++) {
+          const result = (yield* engine.listRfqs(callers.taker, {
+            limit: 3,
+            ...(cursor === 0 ? {} : { cursor })
+          })) as any
+          assert.strictEqual(result.totalResults, 7)
+          seen.push(...result.results.map((r: any) => r.rfqId))
+          cursor = result.cursor
+          if (cursor === 0) break
+        }
+        assert.deepStrictEqual(seen, [...created].reverse())
+        const asMaker = (yield* engine.listRfqs(callers.maker3, { limit: 100 })) as any
+        assert.strictEqual(asMaker.totalResults, 0)
+        yield* stop
+      }).pipe(Effect.provide(layer)),
+    { timeout: 120_000 }
+  )
 })
