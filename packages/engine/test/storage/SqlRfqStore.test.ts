@@ -1,8 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import { type RfqEvent, type RfqSnapshot, restoreSnapshot, stateOf, step } from "../../src/rfq/RfqMachine.js"
-import type { QuoteRecord, RfqRecord } from "../../src/rfq/RfqRecord.js"
+import { step } from "../../src/rfq/RfqMachine.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
 import { makeSqlRfqStore, SqlRfqStoreLive } from "../../src/storage/SqlRfqStore.js"
 import {
@@ -12,51 +11,13 @@ import {
   pendingTrade,
   quoteRecord,
   Reference,
-  type ReferenceData,
   referenceLayer,
   rfqRecord,
   settledTrade,
   takerCaller
 } from "../support/records.js"
+import { accept, type Driven, expected, json, put, send, start } from "../support/rfqDriver.js"
 import { testDatabases } from "../support/TestDatabases.js"
-
-/** Records are JSON data: optional fields are absent rather than `undefined`. */
-const json = <A>(a: A): A => JSON.parse(JSON.stringify(a))
-
-/** An RFQ driven through the real machine, every step committed through the store. */
-interface Driven {
-  readonly rfq: RfqRecord
-  snapshot: RfqSnapshot
-  seq: number
-  readonly events: Array<string>
-}
-
-const start = (rfq: RfqRecord) =>
-  Effect.gen(function* () {
-    const store = yield* RfqStore
-    yield* store.insertRfq(rfq, `hash-${rfq.id}`)
-    const driven: Driven = {
-      rfq,
-      snapshot: restoreSnapshot("open", { rfq, quotes: {} }),
-      seq: 1,
-      events: ["CREATE"]
-    }
-    return driven
-  })
-
-const send = (d: Driven, event: RfqEvent) =>
-  Effect.gen(function* () {
-    const store = yield* RfqStore
-    const { next, effects, changed } = step(d.snapshot, event)
-    assert.isTrue(changed, `the machine took ${event.type}`)
-    yield* store.applyStep(d.rfq.id, d.seq + 1, event.type, stateOf(next), effects)
-    d.snapshot = next
-    d.seq += 1
-    d.events.push(event.type)
-  })
-
-/** What the store must return for a driven RFQ: the machine's own value, context and seq. */
-const expected = (d: Driven) => ({ value: stateOf(d.snapshot), state: json(d.snapshot.context), seq: d.seq })
 
 const assertStored = (d: Driven) =>
   Effect.gen(function* () {
@@ -72,28 +33,6 @@ const eventLog = (rfqId: number) =>
       sql<{ seq: number; type: string; payload: any }>`SELECT seq, type, payload FROM rfq_events
       WHERE rfq_id = ${rfqId} ORDER BY id`
   )
-
-const put = (d: Driven, ref: ReferenceData, quote: QuoteRecord) =>
-  send(d, {
-    type: "QUOTE.PUT",
-    candidate: {
-      quote,
-      caller: makerCaller(ref.makers.find((m) => m.makerId === quote.makerId)!),
-      legMarkets: d.rfq.legs.map(() => looseMarket),
-      now: quote.updatedAt
-    }
-  })
-
-const accept = (d: Driven, ref: ReferenceData, quote: QuoteRecord, now: number) =>
-  Effect.gen(function* () {
-    const store = yield* RfqStore
-    const tradeId = yield* store.nextTradeId
-    const accounts = d.rfq.settlementAccounts[quote.settlementOption] ?? []
-    const allocationIds = yield* Effect.forEach(accounts, () => store.nextAllocationId)
-    const trade = pendingTrade(d.rfq, quote, tradeId, allocationIds, now)
-    yield* send(d, { type: "ACCEPT", quoteId: quote.id, caller: takerCaller(ref.takers[0]), now, trade })
-    return trade
-  })
 
 /** A fresh RFQ with two active quotes: maker-1's ask on DBT and maker-3's bid on BULL. */
 const openWithQuotes = Effect.gen(function* () {
