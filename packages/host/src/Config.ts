@@ -14,6 +14,10 @@ export interface HostConfig {
   readonly demo: boolean
   readonly rateLimitPerMinute: number
   readonly wsRateLimitPerMinute: number
+  /** A WebSocket session without a heartbeat for this long is closed (4000 `heartbeat timeout`). */
+  readonly wsHeartbeatTimeoutMs: number
+  /** A WebSocket whose unsent output passes this many bytes is cut off (a client that stopped reading). */
+  readonly wsMaxBackpressureBytes: number
   readonly rfqTtlSeconds: number
   /** Unset in embedded mode means "generate into DATA_DIR" (see `resolveSecrets`). */
   readonly encryptionKey: Option.Option<Redacted.Redacted<Uint8Array>>
@@ -169,6 +173,8 @@ const variables = Config.all({
   demo: variable("DEMO", parseDemo),
   rateLimitPerMinute: variable("RATE_LIMIT_PER_MINUTE", integerIn(1, 1_000_000, 100)),
   wsRateLimitPerMinute: variable("WS_RATE_LIMIT_PER_MINUTE", integerIn(1, 1_000_000, 100)),
+  wsHeartbeatTimeoutMs: variable("WS_HEARTBEAT_TIMEOUT_MS", integerIn(100, 3_600_000, 30_000)),
+  wsMaxBackpressureBytes: variable("WS_MAX_BACKPRESSURE_BYTES", integerIn(16_384, 1_073_741_824, 4_194_304)),
   rfqTtlSeconds: variable("RFQ_TTL_SECONDS", integerIn(1, 86_400, 300)),
   encryptionKey: variable("ENCRYPTION_KEY", secret(decodeEncryptionKey)),
   jwtSecret: variable("JWT_SECRET", secret(decodeJwtSecret)),
@@ -206,6 +212,8 @@ export const hostConfig: Config.Config<HostConfig> = variables.pipe(
       demo: Option.getOrElse(v.demo, () => !external),
       rateLimitPerMinute: v.rateLimitPerMinute,
       wsRateLimitPerMinute: v.wsRateLimitPerMinute,
+      wsHeartbeatTimeoutMs: v.wsHeartbeatTimeoutMs,
+      wsMaxBackpressureBytes: v.wsMaxBackpressureBytes,
       rfqTtlSeconds: v.rfqTtlSeconds,
       encryptionKey: v.encryptionKey,
       jwtSecret: v.jwtSecret,

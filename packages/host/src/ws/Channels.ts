@@ -1,0 +1,70 @@
+import { BaseCurrency, type Caller, type Channel, type EngineEvent, renderEvent } from "@rfq/engine"
+import { Schema } from "effect"
+
+/**
+ * The live channels of the contract (`rfq.maker`, `rfq.taker`, `rfq_quote.maker`,
+ * `rfq_quote.taker`), each optionally narrowed to one base currency by a suffix: `rfq.maker.BTC`.
+ */
+export const CHANNELS: ReadonlyArray<Channel> = [
+  "rfq.maker",
+  "rfq.taker",
+  "rfq_quote.maker",
+  "rfq_quote.taker"
+]
+
+/** How many channels one connection may hold at once (every channel with every currency fits). */
+export const MAX_CHANNELS_PER_CONNECTION = CHANNELS.length * (1 + BaseCurrency.literals.length)
+
+export interface ChannelSubscription {
+  /** The name as the client wrote it; notifications carry it back. */
+  readonly name: string
+  readonly channel: Channel
+  readonly baseCurrency?: BaseCurrency
+}
+
+export const parseChannel = (name: string): ChannelSubscription | undefined => {
+  const channel = CHANNELS.find((c) => name === c || name.startsWith(`${c}.`))
+  if (channel === undefined) return undefined
+  if (name === channel) return { name, channel }
+  const suffix = name.slice(channel.length + 1)
+  const currency = BaseCurrency.literals.find((c) => c === suffix)
+  return currency === undefined ? undefined : { name, channel, baseCurrency: currency }
+}
+
+const expected = `${CHANNELS.join(", ")}, each optionally followed by .${BaseCurrency.literals.join(" or .")}`
+
+const ChannelName = Schema.String.pipe(
+  Schema.filter(
+    (name) =>
+      parseChannel(name) !== undefined || `unknown channel ${JSON.stringify(name)}; expected ${expected}`
+  )
+)
+
+/** `v1/subscribe` / `v1/unsubscribe` params: `{channels: [...]}` (a repeated name counts once). */
+export const ChannelsParams = Schema.Struct({
+  channels: Schema.Array(ChannelName).pipe(
+    Schema.minItems(1, { message: () => "must list at least one channel" }),
+    Schema.maxItems(MAX_CHANNELS_PER_CONNECTION, {
+      message: () => `at most ${MAX_CHANNELS_PER_CONNECTION} channels per request`
+    })
+  )
+})
+
+/**
+ * What `caller` receives of `event` on a subscription, or undefined: exactly what REST would show
+ * it (the engine's `renderEvent`), narrowed to the subscription's base currency.
+ */
+export const renderForSubscription = (
+  event: EngineEvent,
+  subscription: ChannelSubscription,
+  caller: Caller,
+  render: EventRenderer = renderEvent
+): unknown => {
+  if (subscription.baseCurrency !== undefined && event.view.rfq.baseCurrency !== subscription.baseCurrency) {
+    return undefined
+  }
+  return render(event, subscription.channel, caller)
+}
+
+/** The engine's `renderEvent`, or a stand-in in tests of the fan-out. */
+export type EventRenderer = (event: EngineEvent, channel: Channel, caller: Caller) => unknown
