@@ -13,7 +13,6 @@ import type { CreateRfqRequest, LegPricesRequest } from "../api/RfqRequests.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { legPrices } from "../domain/LegPrices.js"
 import type { SettlementOption } from "../domain/Primitives.js"
-import { parseVenueInstrumentName } from "../domain/VenueContract.js"
 import { decString } from "../rfq/Dec.js"
 import { makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
 import { type RfqActor, makeRfqActors, viewOf } from "../rfq/RfqActors.js"
@@ -33,6 +32,7 @@ import { SecretBox } from "../security/SecretBox.js"
 import { Events } from "../services/Events.js"
 import { Pricing } from "../services/Pricing.js"
 import { Venues } from "../services/Venues.js"
+import { bulkBlockTrades } from "./BulkBlockTrades.js"
 import { buildRfq, pricingOption } from "./CreateRfq.js"
 import { buildQuoteCandidate, venueInstrumentOf } from "./QuoteBuilder.js"
 import { planTrade, settleTrade } from "./Settlement.js"
@@ -72,6 +72,7 @@ const makeEngine = (config: EngineConfig) =>
     const accounts = yield* AccountStore
     const venues = yield* Venues
     const secrets = yield* SecretBox
+    const hub = yield* Events
     const context = yield* Effect.context<AccountStore | Venues | Pricing>()
     const actors = yield* makeRfqActors
     const now = () => Clock.currentTimeMillis
@@ -700,67 +701,12 @@ const makeEngine = (config: EngineConfig) =>
 
     // ---- bulk block trades --------------------------------------------------------------------
 
-    const bulkBlockTrades = Effect.fn("Engine.bulkBlockTrades")(function* (
+    const bulkBlockTradesOf = Effect.fn("Engine.bulkBlockTrades")(function* (
       caller: Caller,
       req: BulkBlockTradeRequest
     ) {
       yield* requireTrader(caller)
-      const own = yield* accounts.credentialsOfDesk(caller.deskId)
-      const partners = (yield* accounts.counterparties(caller.deskId)).filter((c) => c.allowsBlockTrade)
-      const partnerCredentials = (yield* Effect.forEach(partners, (p) =>
-        accounts.credentialsOfDesk(p.id)
-      )).flat()
-      const byAlias = (alias: string) =>
-        own.find((c) => c.alias === alias) ?? partnerCredentials.find((c) => c.alias === alias)
-      return yield* Effect.forEach(req.blockTrades, (bt) =>
-        Effect.gen(function* () {
-          const maker = byAlias(bt.makerExchangeCredentials)
-          const taker = byAlias(bt.takerExchangeCredentials)
-          if (maker === undefined || taker === undefined) {
-            return { nonce: bt.nonce, exchangeError: "credentials not found" }
-          }
-          if (maker.exchange !== taker.exchange) {
-            return { nonce: bt.nonce, exchangeError: "both credentials must be for the same exchange" }
-          }
-          const venue = maker.exchange
-          const legs = []
-          for (const t of bt.trades) {
-            const parsed = parseVenueInstrumentName(t.instrumentName)
-            if (Either.isLeft(parsed))
-              return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: ${parsed.left.message}` }
-            const currency = parsed.right.contract === "linear" ? "USDC" : parsed.right.instrument.base
-            const neutral = t.instrumentName.replace(/^([A-Z]+)_USDC-/, "$1-")
-            const instrument = yield* venues.resolve(venue, neutral, currency)
-            if (Option.isNone(instrument))
-              return { nonce: bt.nonce, exchangeError: `${t.instrumentName}: not listed on ${venue}` }
-            legs.push({
-              instrument: instrument.value,
-              direction: t.direction,
-              price: t.price,
-              amount: t.amount
-            })
-          }
-          if (!(yield* accounts.claimNonce(caller.deskId, bt.nonce))) {
-            return { nonce: bt.nonce, exchangeError: "nonce was already used" }
-          }
-          const result = yield* venues
-            .executeBlockTrade({
-              venue,
-              idempotencyKey: `bulk-${caller.deskId}-${bt.nonce}`,
-              maker: { credentialsId: maker.id, clientId: maker.clientId },
-              taker: { credentialsId: taker.id, clientId: taker.clientId },
-              legs
-            })
-            .pipe(Effect.either)
-          return Either.isRight(result)
-            ? {
-                nonce: bt.nonce,
-                blockTradeId: result.right.blockTradeId,
-                exchangeResult: { venue, executedAt: result.right.executedAt, trades: result.right.legs }
-              }
-            : { nonce: bt.nonce, exchangeError: result.left.reason }
-        })
-      )
+      return yield* bulkBlockTrades(accounts, venues, caller, req)
     })
 
     return {
@@ -786,9 +732,9 @@ const makeEngine = (config: EngineConfig) =>
         delete: credentialsDelete
       },
       otcCounterparties,
-      bulkBlockTrades,
+      bulkBlockTrades: bulkBlockTradesOf,
       /** Engine events: subscribe in a scope. */
-      events: Effect.flatMap(Events, (e) => e.subscribe),
+      events: hub.subscribe,
       /** Live RFQs held in memory (open or settling). */
       liveCount: () => actors.live.size
     }
