@@ -72,6 +72,8 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
     /**
      * The stored RFQs whose `rfqs r` row matches `where`, in three set-based queries (RFQs with their
      * legs and last seq, active quotes, unfailed trades with their allocations) however many match.
+     * The queries may run on different connections: nothing writes these RFQs meanwhile, because
+     * only their actors write and an actor is created from what this returns.
      */
     const loadWhere = (where: Fragment): Effect.Effect<ReadonlyArray<StoredRfq>, SqlError> =>
       Effect.gen(function* () {
@@ -177,6 +179,8 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       return Option.fromNullable(found[0])
     })
 
+    // Deleted RFQs included: their request id stays taken (the unique index says so too), so a
+    // retry of the create still answers with the same rfqId rather than creating a second RFQ.
     const findByRequestId = Effect.fn("RfqStore.findByRequestId")(function* (
       userId: number,
       requestId: number
