@@ -81,12 +81,18 @@ const makeEngine = (config: EngineConfig) =>
     // and a label is reserved synchronously so two RFQs never take the same one concurrently.
     const activeQuotes = new Map<number, { rfqId: number; deskId: number; label?: string | undefined }>()
     const labels = new Map<string, number>()
+    // The indexed quote ids of each RFQ: an expiry that the mailbox runs before a command closes
+    // quotes the command never saw, and they must still leave the index (and free their labels).
+    const indexedByRfq = new Map<number, Set<number>>()
     const labelKey = (deskId: number, label: string) => `${deskId}\u0000${label}`
     const indexQuote = (q: QuoteRecord) => {
       const previous = activeQuotes.get(q.id)
       if (previous?.label !== undefined) labels.delete(labelKey(previous.deskId, previous.label))
       activeQuotes.set(q.id, { rfqId: q.rfqId, deskId: q.makerDeskId, label: q.label })
       if (q.label !== undefined) labels.set(labelKey(q.makerDeskId, q.label), q.id)
+      const ids = indexedByRfq.get(q.rfqId)
+      if (ids === undefined) indexedByRfq.set(q.rfqId, new Set([q.id]))
+      else ids.add(q.id)
     }
     const unindexQuote = (id: number) => {
       const previous = activeQuotes.get(id)
@@ -95,29 +101,37 @@ const makeEngine = (config: EngineConfig) =>
         labels.delete(labelKey(previous.deskId, previous.label))
       }
       activeQuotes.delete(id)
+      const ids = indexedByRfq.get(previous.rfqId)
+      ids?.delete(id)
+      if (ids?.size === 0) indexedByRfq.delete(previous.rfqId)
     }
-    /** Re-reads an actor's active quotes into the index after a step. */
-    const reindex = (before: ReadonlyArray<number>, actor: RfqActor) => {
-      for (const id of before) if (actor.state.quotes[id] === undefined) unindexQuote(id)
+    /** Re-reads an actor's active quotes into the index. */
+    const reindex = (actor: RfqActor) => {
+      const ids = indexedByRfq.get(actor.state.rfq.id)
+      if (ids !== undefined)
+        for (const id of [...ids]) if (actor.state.quotes[id] === undefined) unindexQuote(id)
       for (const q of Object.values(actor.state.quotes)) indexQuote(q)
     }
     const stepActor = (actor: RfqActor, event: Parameters<typeof actors.commit>[1]) =>
       Effect.gen(function* () {
-        const before = Object.keys(actor.state.quotes).map(Number)
         const changed = yield* actors.commit(actor, event)
-        reindex(before, actor)
+        reindex(actor)
         return changed
       })
+    /** `actors.withActor`, then the index re-read: the mailbox may have expired the RFQ first. */
+    const withActor = <A>(rfqId: number, body: (actor: RfqActor) => Effect.Effect<A, ApiError>) =>
+      actors.withActor(rfqId, (actor) =>
+        Effect.ensuring(
+          body(actor),
+          Effect.sync(() => reindex(actor))
+        )
+      )
 
     const scheduler = yield* makeExpiryScheduler((rfqId) =>
-      actors
-        .withActor(rfqId, (actor) =>
-          Effect.sync(() => reindex(Object.keys(actor.state.quotes).map(Number), actor))
-        )
-        .pipe(
-          Effect.catchAll(() => Effect.void),
-          Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
-        )
+      withActor(rfqId, () => Effect.void).pipe(
+        Effect.catchAll(() => Effect.void),
+        Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
+      )
     )
 
     // Restore: live RFQs back into memory, expiry timers re-armed (due ones fire at once), and
@@ -146,7 +160,7 @@ const makeEngine = (config: EngineConfig) =>
       rfqId: number,
       body: (actor: RfqActor) => Effect.Effect<A, ApiError, AccountStore | Venues | Pricing>
     ) =>
-      actors.withActor(rfqId, (actor) =>
+      withActor(rfqId, (actor) =>
         canSee(actor.state.rfq, caller)
           ? body(actor).pipe(Effect.provide(context))
           : Effect.fail(apiError("rfqNotFound"))
@@ -208,11 +222,7 @@ const makeEngine = (config: EngineConfig) =>
           found.value.value === "open" &&
           (yield* now()) >= found.value.state.rfq.expiresAt
         ) {
-          yield* actors
-            .withActor(rfqId, (actor) =>
-              Effect.sync(() => reindex(Object.keys(actor.state.quotes).map(Number), actor))
-            )
-            .pipe(Effect.ignore)
+          yield* withActor(rfqId, () => Effect.void).pipe(Effect.ignore)
         }
         return found
       })

@@ -1,0 +1,31 @@
+import { assert } from "@effect/vitest"
+import type * as fc from "fast-check"
+import { assertSystemMatches, expectOutcome } from "../assertSystem.js"
+import { describeQuote, messages, type RfqModel, pick, settle } from "../RfqModel.js"
+import { type RfqSystem, settledAccounts } from "../RfqSystem.js"
+
+/**
+ * The taker accepts the quote at a position. An active quote trades: every account of the RFQ's
+ * plan settles (filled), some do (filledPartial), or none (the trade is refused and nothing moves).
+ */
+export class AcceptCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
+  constructor(readonly quotePosition: number) {}
+  check = (m: Readonly<RfqModel>) => m.quotes.length > 0
+  async run(m: RfqModel, r: RfqSystem) {
+    const quote = pick(m.quotes, this.quotePosition)
+    const rfq = m.rfqs[quote.rfq]!
+    const settles = settledAccounts[rfq.plan]
+    const expected =
+      quote.status !== "active" ? messages.recordNotFound : settles === 0 ? messages.invalid : undefined
+    const result = await r.attempt(r.engine.trade(r.callers.taker, quote.id))
+    const traded = expectOutcome(result, expected, this.toString()) as Record<string, any> | undefined
+    if (traded !== undefined) {
+      assert.strictEqual(traded.rfqId, rfq.id)
+      assert.strictEqual(traded.trades.length, settles, "one block trade per settled account")
+      settle(m, quote)
+      m.ledgerAdded += settles
+    }
+    await assertSystemMatches(m, r)
+  }
+  toString = () => `Accept(${describeQuote(this.quotePosition)})`
+}
