@@ -55,8 +55,8 @@ export const bulkBlockTrades = (
       return partnerCredentials.get(Number(qualified[1]))?.find((c) => c.alias === qualified[2])
     }
 
-    const execute = (bt: BulkBlockTrade) =>
-      Effect.gen(function* (): Generator<any, BulkResult, any> {
+    const execute = (bt: BulkBlockTrade): Effect.Effect<BulkResult> =>
+      Effect.gen(function* () {
         const maker = byAlias(bt.makerExchangeCredentials)
         const taker = byAlias(bt.takerExchangeCredentials)
         if (maker === undefined)
