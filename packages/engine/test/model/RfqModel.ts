@@ -33,8 +33,9 @@ export interface ModelQuote {
 export interface RfqModel {
   /** Makes this run's labels its own (other runs' quotes may still be active in the database). */
   readonly tag: string
-  /** The TestClock's time. */
+  /** The TestClock's time, and when the run started. */
   now: number
+  readonly startedAt: number
   /** DBT ledger size when the run started, and block trades this run's fills booked since. */
   readonly ledgerBase: number
   ledgerAdded: number
@@ -44,6 +45,19 @@ export interface RfqModel {
 
 /** The element at `position`, wrapping around; positions keep a command valid in any state. */
 export const pick = <A>(items: ReadonlyArray<A>, position: number): A => items[position % items.length]!
+
+/**
+ * The quote at `position` among the active ones when `active` and there are any, else among all
+ * the run's quotes (commands on closed quotes are refused, and worth trying too).
+ */
+export const pickQuote = (m: RfqModel, position: number, active: boolean): ModelQuote => {
+  const candidates = active ? m.quotes.filter((q) => q.status === "active") : []
+  return pick(candidates.length > 0 ? candidates : m.quotes, position)
+}
+
+/** `quote@3` or `active quote@3`, as a command picks it. */
+export const describeQuote = (position: number, active: boolean) =>
+  `${active ? "active " : ""}quote@${position}`
 
 export const realLabel = (m: RfqModel, label: string | undefined) =>
   label === undefined ? undefined : `${m.tag}-${label}`
@@ -87,7 +101,7 @@ export const settle = (m: RfqModel, quote: ModelQuote) => {
   for (const q of quotesOf(m, quote.rfq)) q.status = q.id === quote.id ? "filled" : "cancelled"
 }
 
-/** The error message a command on an RFQ in `status` gets, for the rules common to all of them. */
+/** The catalog messages the commands expect. */
 export const messages = {
   notFound: "rfq not found",
   recordNotFound: "record not found",
@@ -99,6 +113,5 @@ export const messages = {
   cannotDelete: "can only delete a draft or cancelled RFQ"
 } as const
 
-/** `Quote(#2 maker1 sell 80 "a")`: RFQs and quotes by their position in the run. */
+/** `rfq@2`: an RFQ by its position in the run. */
 export const describeRfq = (position: number) => `rfq@${position}`
-export const describeQuote = (position: number) => `quote@${position}`

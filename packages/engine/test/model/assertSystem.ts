@@ -55,7 +55,8 @@ export const assertSystemMatches = async (m: RfqModel, r: RfqSystem): Promise<vo
 
   const runQuotes = new Set(m.quotes.map((q) => q.id))
   for (const maker of makerNames) {
-    const query = await r.run(decodeRequest(ListQuotesQuery, { limit: 1000 }))
+    // Quotes created since the run started (and a few of the run before, filtered out below).
+    const query = await r.run(decodeRequest(ListQuotesQuery, { startTime: m.startedAt - 1, limit: 1000 }))
     const listed = await r.run(engine.listQuotes(callers[maker], query))
     const mine = (listed.results as Array<Json>)
       .filter((q) => runQuotes.has(q.rfqQuoteId))

@@ -1,7 +1,7 @@
 import { assert } from "@effect/vitest"
 import type * as fc from "fast-check"
 import { assertSystemMatches, expectOutcome } from "../assertSystem.js"
-import { describeQuote, messages, type RfqModel, pick, settle } from "../RfqModel.js"
+import { describeQuote, messages, pickQuote, type RfqModel, settle } from "../RfqModel.js"
 import { type RfqSystem, settledAccounts } from "../RfqSystem.js"
 
 /**
@@ -9,10 +9,13 @@ import { type RfqSystem, settledAccounts } from "../RfqSystem.js"
  * plan settles (filled), some do (filledPartial), or none (the trade is refused and nothing moves).
  */
 export class AcceptCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
-  constructor(readonly quotePosition: number) {}
+  constructor(
+    readonly quotePosition: number,
+    readonly active: boolean
+  ) {}
   check = (m: Readonly<RfqModel>) => m.quotes.length > 0
   async run(m: RfqModel, r: RfqSystem) {
-    const quote = pick(m.quotes, this.quotePosition)
+    const quote = pickQuote(m, this.quotePosition, this.active)
     const rfq = m.rfqs[quote.rfq]!
     const settles = settledAccounts[rfq.plan]
     const expected =
@@ -27,5 +30,5 @@ export class AcceptCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
     }
     await assertSystemMatches(m, r)
   }
-  toString = () => `Accept(${describeQuote(this.quotePosition)})`
+  toString = () => `Accept(${describeQuote(this.quotePosition, this.active)})`
 }

@@ -3,7 +3,7 @@ import type * as fc from "fast-check"
 import { decodeRequest } from "../../../src/api/Decode.js"
 import { DeleteQuoteRequest } from "../../../src/api/QuoteRequests.js"
 import { assertSystemMatches, expectOutcome } from "../assertSystem.js"
-import { describeQuote, labelHolder, messages, type RfqModel, pick, realLabel } from "../RfqModel.js"
+import { describeQuote, labelHolder, messages, pickQuote, type RfqModel, realLabel } from "../RfqModel.js"
 import type { RfqSystem } from "../RfqSystem.js"
 
 /**
@@ -13,11 +13,12 @@ import type { RfqSystem } from "../RfqSystem.js"
 export class DeleteQuoteCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
   constructor(
     readonly quotePosition: number,
+    readonly active: boolean,
     readonly byLabel: boolean
   ) {}
   check = (m: Readonly<RfqModel>) => m.quotes.length > 0
   async run(m: RfqModel, r: RfqSystem) {
-    const picked = pick(m.quotes, this.quotePosition)
+    const picked = pickQuote(m, this.quotePosition, this.active)
     const byLabel = this.byLabel && picked.label !== undefined
     const target = byLabel ? labelHolder(m, picked.maker, picked.label) : picked
     const expected = target === undefined || target.status !== "active" ? messages.recordNotFound : undefined
@@ -33,5 +34,6 @@ export class DeleteQuoteCommand implements fc.AsyncCommand<RfqModel, RfqSystem> 
     if (expectOutcome(result, expected, this.toString()) !== undefined) target!.status = "cancelled"
     await assertSystemMatches(m, r)
   }
-  toString = () => `DeleteQuote(${describeQuote(this.quotePosition)}${this.byLabel ? " by label" : ""})`
+  toString = () =>
+    `DeleteQuote(${describeQuote(this.quotePosition, this.active)}${this.byLabel ? " by label" : ""})`
 }

@@ -1,6 +1,6 @@
 import type * as fc from "fast-check"
 import { assertSystemMatches, expectOutcome } from "../assertSystem.js"
-import { describeQuote, labelHolder, messages, type RfqModel, pick, realLabel } from "../RfqModel.js"
+import { describeQuote, labelHolder, messages, pickQuote, type RfqModel, realLabel } from "../RfqModel.js"
 import { type RfqSystem, updateQuote } from "../RfqSystem.js"
 
 /**
@@ -10,12 +10,13 @@ import { type RfqSystem, updateQuote } from "../RfqSystem.js"
 export class RequoteCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
   constructor(
     readonly quotePosition: number,
+    readonly active: boolean,
     readonly amount: number,
     readonly label: string | undefined
   ) {}
   check = (m: Readonly<RfqModel>) => m.quotes.length > 0
   async run(m: RfqModel, r: RfqSystem) {
-    const quote = pick(m.quotes, this.quotePosition)
+    const quote = pickQuote(m, this.quotePosition, this.active)
     const holder = labelHolder(m, quote.maker, this.label)
     const expected =
       holder !== undefined && holder.id !== quote.id
@@ -36,5 +37,5 @@ export class RequoteCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
     await assertSystemMatches(m, r)
   }
   toString = () =>
-    `Requote(${describeQuote(this.quotePosition)} ${this.amount}${this.label === undefined ? "" : ` "${this.label}"`})`
+    `Requote(${describeQuote(this.quotePosition, this.active)} ${this.amount}${this.label === undefined ? "" : ` "${this.label}"`})`
 }
