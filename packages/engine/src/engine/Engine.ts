@@ -519,8 +519,12 @@ const makeEngine = (config: EngineConfig) =>
     const trade = Effect.fn("Engine.trade")(function* (caller: Caller, rfqQuoteId: number) {
       yield* requireTrader(caller)
       const entry = activeQuotes.get(rfqQuoteId)
-      if (entry === undefined)
-        return yield* Effect.fail(apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`))
+      const missing = apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`)
+      if (entry === undefined) return yield* Effect.fail(missing)
+      // A live quote on an RFQ the caller may not see is answered like a missing one (OWASP API1):
+      // "rfq not found" would tell an outsider that the quote id is live.
+      const holder = yield* actors.actorOf(entry.rfqId)
+      if (Option.isNone(holder) || !canSee(holder.value.state.rfq, caller)) return yield* Effect.fail(missing)
       return yield* visibleActor(caller, entry.rfqId, (actor) =>
         Effect.gen(function* () {
           const at = yield* now()
