@@ -1,0 +1,351 @@
+import * as fs from "node:fs"
+import fc from "fast-check"
+import { type CrashFigures, runCrashDurability } from "./CrashDurability.js"
+import { dropSchema, openDatabase, type Place } from "./DatabaseReader.js"
+import { runDatabaseOutage } from "./DatabaseOutage.js"
+import { checkDurability } from "./DurabilityCheck.js"
+import { atMost, type Figure, info, type Item, type RunContext, type Scale, zero } from "./Figures.js"
+import { fuzzRequest, fuzzTokens, openRpcSession, rpcFrame, sendFuzzRequest, sendRpcFrame } from "./Fuzz.js"
+import {
+  type Backend,
+  hostEnv,
+  makeTempDir,
+  randomSchema,
+  type RunningHost,
+  startHost
+} from "./HostProcess.js"
+import { call } from "./Http.js"
+import { emptyRaceFigures, type RaceKind, runRaces } from "./Races.js"
+import { runResourceLimits } from "./ResourceLimits.js"
+import { runRotationCheck } from "./RotationCheck.js"
+import {
+  dumpOf,
+  exhaustiveBitFlips,
+  knownSecrets,
+  searchDump,
+  type SecretsFigures,
+  storeMarkedSecret,
+  tamperCiphertexts
+} from "./SecretsAtRest.js"
+import { runTenancy } from "./Tenancy.js"
+import { runTokenAttacks } from "./TokenAttacks.js"
+import { wsAvailable } from "./WsClient.js"
+
+export { type Figure, formatFigures, type Scale } from "./Figures.js"
+
+/** Iteration counts of each item: full for `npm run test:reliability`, short inside `npm test`. */
+export const SCALE = {
+  crashKills: { full: 50, short: 2 },
+  raceRounds: { full: 1000, short: 10 },
+  fuzzRequests: { full: 10_000, short: 300 },
+  fuzzFrames: { full: 10_000, short: 300 },
+  tenancyFuzzedIds: { full: 2000, short: 100 },
+  limitRounds: { full: 20, short: 2 }
+} as const
+
+const seedOf = (context: RunContext) => context.seed ?? Date.now() % 2 ** 31
+
+/** A host on fresh data; `use` runs against it and the data is removed afterwards. */
+export const withHost = async <A>(
+  backend: Backend,
+  extra: Record<string, string>,
+  use: (host: RunningHost, place: Place) => Promise<A>
+): Promise<A> => {
+  const place: Place = { dataDir: makeTempDir("rfq-rel-"), schema: randomSchema("rel") }
+  const host = await startHost(hostEnv(backend, place, extra))
+  try {
+    return await use(host, place)
+  } finally {
+    await host.stop("SIGTERM")
+    if (backend === "postgres") await dropSchema(place.schema)
+    fs.rmSync(place.dataDir, { recursive: true, force: true })
+  }
+}
+
+export const crashFigures = (f: CrashFigures): Array<Figure> => {
+  const item = `1 crash (${f.backend})`
+  const a = f.acknowledged
+  const first = (kind: string) => f.problems.find((p) => p.startsWith(kind))
+  return [
+    info(item, "kills (SIGKILL) / seed", `${f.kills} / ${f.seed}`),
+    info(
+      item,
+      "acknowledged rfqs/quotes/trades/block trades/cancels",
+      `${a.rfqs}/${a.quotes}/${a.trades}/${a.blockTrades}/${a.cancels}`
+    ),
+    zero(item, "acknowledged writes lost", f.lost, first("lost")),
+    zero(item, "doubled block trades", f.doubled, first("doubled")),
+    zero(item, "block trades unknown to the service", f.unknownBlockTrades, first("unknown")),
+    zero(item, "invalid states", f.invalid, first("invalid")),
+    zero(item, "5xx answers while up", f.serverErrors)
+  ]
+}
+
+export const raceFigures = async (
+  base: string,
+  kinds: ReadonlyArray<RaceKind>,
+  scale: Scale,
+  log: (l: string) => void
+) => {
+  const wanted = [...kinds]
+  if (wanted.includes("two accepts (WS + REST)") && !(await wsAvailable(base))) {
+    log("note: the WebSocket endpoint is not served; WS races skipped")
+    wanted.splice(wanted.indexOf("two accepts (WS + REST)"), 1)
+  }
+  const figures = await runRaces(base, wanted, SCALE.raceRounds[scale], emptyRaceFigures())
+  for (const p of figures.problems.slice(0, 10)) log(p)
+  return figures
+}
+
+export const RACE_KINDS: ReadonlyArray<RaceKind> = [
+  "two accepts",
+  "accept vs cancel",
+  "accept vs quote update",
+  "two accepts (WS + REST)"
+]
+
+export const fuzzFigures = async (
+  base: string,
+  scale: Scale,
+  seed: number,
+  log: (l: string) => void
+): Promise<Array<Figure>> => {
+  const tokens = await fuzzTokens(base)
+  const requests = fc.sample(fuzzRequest, { numRuns: SCALE.fuzzRequests[scale], seed })
+  let bad = 0
+  let serverErrors = 0
+  for (const [i, r] of requests.entries()) {
+    const problem = await sendFuzzRequest(base, tokens, r).catch((e: unknown) => `no answer: ${String(e)}`)
+    if (problem === undefined) continue
+    bad++
+    if (/^5\d\d|no answer/.test(problem)) serverErrors++
+    if (bad <= 5) log(`fuzz REST seed ${seed} #${i}: ${r.method} ${r.path} → ${problem}`)
+  }
+  const alive = (await call(base, "GET", "/healthz").catch(() => undefined))?.status === 200
+  const out: Array<Figure> = [
+    info("3 fuzz", "REST requests / seed", `${requests.length} / ${seed}`),
+    zero("3 fuzz", "REST 5xx or no answer", serverErrors),
+    zero("3 fuzz", "REST answers not a documented error", bad - serverErrors),
+    zero("3 fuzz", "host crashed", alive ? 0 : 1)
+  ]
+  if (!(await wsAvailable(base))) {
+    log("note: the WebSocket endpoint is not served; JSON-RPC frame fuzzing skipped")
+    return [...out, info("3 fuzz", "JSON-RPC frames", "skipped: WebSocket not served")]
+  }
+  const frames = fc.sample(rpcFrame, { numRuns: SCALE.fuzzFrames[scale], seed })
+  let ws = await openRpcSession(base, tokens.maker)
+  let badFrames = 0
+  for (const [i, frame] of frames.entries()) {
+    if (ws.socket.readyState !== 1) ws = await openRpcSession(base, tokens.maker)
+    const problem = await sendRpcFrame(ws, frame)
+    if (problem === undefined) continue
+    badFrames++
+    if (badFrames <= 5) log(`fuzz JSON-RPC seed ${seed} #${i}: ${problem}`)
+  }
+  ws.close()
+  const stillAlive = (await call(base, "GET", "/healthz").catch(() => undefined))?.status === 200
+  return [
+    ...out,
+    info("3 fuzz", "JSON-RPC frames / seed", `${frames.length} / ${seed}`),
+    zero("3 fuzz", "JSON-RPC replies not a documented error", badFrames),
+    zero("3 fuzz", "host crashed after frames", stillAlive ? 0 : 1)
+  ]
+}
+
+export const tenancyFigures = async (base: string, scale: Scale, seed: number, log: (l: string) => void) => {
+  const f = await runTenancy(base, { fuzzedIds: SCALE.tenancyFuzzedIds[scale], seed })
+  for (const p of f.problems.slice(0, 10)) log(p)
+  return [
+    info("4 tenancy", "calls with foreign / missing / fuzzed ids (seed)", `${f.calls} (${seed})`),
+    zero("4 tenancy", "cross-tenant reads", f.crossTenantReads),
+    zero("4 tenancy", "cross-tenant writes", f.crossTenantWrites),
+    zero("4 tenancy", "answers revealing existence", f.existenceLeaks),
+    zero("4 tenancy", "extra body fields that changed something", f.extraFieldEffects),
+    info("4 tenancy", "over WebSocket", "not run: see docs/reliability.md")
+  ]
+}
+
+export const tokenFigures = async (base: string, log: (l: string) => void) => {
+  const cases = await runTokenAttacks(base)
+  for (const c of cases)
+    log(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.actual}${c.ok ? "" : ` (expected ${c.expected})`}`)
+  return [
+    info("5 tokens", "cases", cases.length),
+    zero("5 tokens", "forged tokens accepted", cases.filter((c) => c.forgedAccepted).length),
+    zero("5 tokens", "outcomes other than documented", cases.filter((c) => !c.ok).length)
+  ]
+}
+
+export const limitFigures = async (host: RunningHost, scale: Scale, log: (l: string) => void) => {
+  const f = await runResourceLimits(host, SCALE.limitRounds[scale])
+  for (const c of f.cases) log(`${c.refusedCleanly ? "ok  " : "FAIL"} ${c.name}: ${c.answer}`)
+  if (f.wsSkipped) log("note: the WebSocket endpoint is not served; batch and frame limits skipped")
+  const worse =
+    f.baselineMedianMs === 0 ? 0 : ((f.underAttackMedianMs - f.baselineMedianMs) / f.baselineMedianMs) * 100
+  return [
+    zero("7 limits", "inputs not refused cleanly", f.cases.filter((c) => !c.refusedCleanly).length),
+    atMost("7 limits", "RSS growth", f.rssGrowthMb, 50, " MB"),
+    atMost("7 limits", "well-behaved client's median latency worse by", worse, 20, " %"),
+    info(
+      "7 limits",
+      "median latency alone / under attack (ms)",
+      `${f.baselineMedianMs.toFixed(2)} / ${f.underAttackMedianMs.toFixed(2)}`
+    )
+  ]
+}
+
+export const secretsFigures = async (backends: ReadonlyArray<Backend>, log: (l: string) => void) => {
+  const figures: SecretsFigures = {
+    plaintextsInDump: 0,
+    searched: 0,
+    tamperedAccepted: 0,
+    tamperCases: 0,
+    problems: []
+  }
+  for (const backend of backends) {
+    const place: Place = { dataDir: makeTempDir("rfq-secrets-"), schema: randomSchema("secrets") }
+    const host = await startHost(hostEnv(backend, place))
+    try {
+      const secrets = [...(await knownSecrets(host.url)), (await storeMarkedSecret(host.url)).secret]
+      if (backend === "postgres") await tamperCiphertexts(host, place, figures)
+      await host.stop("SIGTERM")
+      const found = searchDump(dumpOf(backend, place), secrets)
+      figures.searched += secrets.length
+      figures.plaintextsInDump += found.length
+      for (const s of found)
+        figures.problems.push(`${backend}: plaintext secret in the dump (${s.slice(0, 6)}…)`)
+    } finally {
+      await host.stop("SIGKILL")
+      if (backend === "postgres") await dropSchema(place.schema)
+      fs.rmSync(place.dataDir, { recursive: true, force: true })
+    }
+  }
+  for (const p of figures.problems.slice(0, 10)) log(p)
+  const flips = exhaustiveBitFlips()
+  const rotation = await runRotationCheck()
+  return [
+    info("8 secrets", "secrets searched in dumps", `${figures.searched} (${backends.join(", ")})`),
+    zero("8 secrets", "plaintext secrets in a dump", figures.plaintextsInDump),
+    zero(
+      "8 secrets",
+      `tampered ciphertexts decrypted by the API (of ${figures.tamperCases})`,
+      figures.tamperedAccepted
+    ),
+    zero("8 secrets", `single-bit flips opened by SecretBox (of ${flips.cases})`, flips.accepted),
+    zero("8 secrets", `rotation: secrets lost or changed (of ${rotation.rows})`, rotation.lostOrChanged),
+    zero(
+      "8 secrets",
+      "rotation: rows left on the old key",
+      rotation.notOnNewVersion + rotation.readableWithOldKeyOnly
+    ),
+    zero("8 secrets", "rotation: rows rewritten by a second run", rotation.secondRunRotated),
+    zero("8 secrets", "rotation: rows written despite a tampered row", rotation.partialWritesOnTamper)
+  ]
+}
+
+const raceItemFigures = async (scale: Scale, log: (l: string) => void): Promise<Array<Figure>> => {
+  let rounds = ""
+  let violations = 0
+  let voids = 0
+  let doubled = 0
+  let invalid = 0
+  for (const [ttl, kinds] of [
+    ["300", RACE_KINDS],
+    ["3", ["accept vs expiry"]]
+  ] as const) {
+    await withHost("pglite", { RFQ_TTL_SECONDS: ttl }, async (host, place) => {
+      const f = await raceFigures(host.url, kinds, scale, log)
+      rounds += Object.entries(f.rounds)
+        .map(([k, n]) => `${k}: ${n}; `)
+        .join("")
+      violations += f.violations
+      voids += f.voidRounds
+      await host.stop("SIGTERM")
+      const db = await openDatabase("pglite", place)
+      try {
+        const checked = await checkDurability(db, f.acknowledged)
+        doubled += checked.doubled + checked.unknownBlockTrades
+        invalid += checked.invalid + checked.lost
+        for (const p of checked.problems.slice(0, 5)) log(p)
+      } finally {
+        await db.close()
+      }
+    })
+  }
+  return [
+    info("2 races", "rounds", rounds),
+    zero("2 races", "rounds without exactly one winner", violations),
+    zero("2 races", "double fills (ledger)", doubled),
+    zero("2 races", "invalid or lost states afterwards", invalid),
+    info("2 races", "void rounds (setup failed or RFQ expired before the race)", voids)
+  ]
+}
+
+export const items: ReadonlyArray<Item> = [
+  {
+    id: "crash",
+    title: "1. Crash durability (SIGKILL, PGlite and PostgreSQL)",
+    run: async (context) => {
+      const out: Array<Figure> = []
+      for (const backend of ["pglite", "postgres"] as const) {
+        const f = await runCrashDurability({
+          backend,
+          kills: SCALE.crashKills[context.scale],
+          log: context.log,
+          seed: seedOf(context)
+        })
+        for (const p of f.problems.slice(0, 10)) context.log(p)
+        out.push(...crashFigures(f))
+      }
+      return out
+    }
+  },
+  { id: "races", title: "2. Races over HTTP and WS", run: ({ scale, log }) => raceItemFigures(scale, log) },
+  {
+    id: "fuzz",
+    title: "3. Fuzzing (REST requests, JSON-RPC frames)",
+    run: (c) => withHost("pglite", {}, (host) => fuzzFigures(host.url, c.scale, seedOf(c), c.log))
+  },
+  {
+    id: "tenancy",
+    title: "4. Tenancy (OWASP API1/API3)",
+    run: (c) => withHost("pglite", {}, (host) => tenancyFigures(host.url, c.scale, seedOf(c), c.log))
+  },
+  {
+    id: "tokens",
+    title: "5. Tokens (RFC 8725)",
+    run: (c) => withHost("pglite", {}, (host) => tokenFigures(host.url, c.log))
+  },
+  {
+    id: "outage",
+    title: "6. Database outage (PostgreSQL stopped under load)",
+    run: async ({ scale, log }) => {
+      if (scale === "short")
+        return [info("6 outage", "run", "only in the full run (stops the shared PostgreSQL)")]
+      const f = await runDatabaseOutage({ outageMs: 10_000, log })
+      for (const p of f.problems.slice(0, 10)) log(p)
+      return [
+        info("6 outage", "writes answered during the outage", f.outageAnswers),
+        zero(
+          "6 outage",
+          "answers during the outage other than 503 with the standard body",
+          f.outageAnswersNot503
+        ),
+        atMost("6 outage", "slowest answer during the outage", f.outageSlowestMs, 2000, " ms"),
+        zero("6 outage", "/readyz not 503 during the outage", f.readyzNot503),
+        atMost("6 outage", "recovery after PostgreSQL is back", f.recoveryMs, 5000, " ms"),
+        zero("6 outage", "acknowledged writes lost", f.lost)
+      ]
+    }
+  },
+  {
+    id: "limits",
+    title: "7. Resource limits (OWASP API4)",
+    run: (c) => withHost("pglite", {}, (host) => limitFigures(host, c.scale, c.log))
+  },
+  {
+    id: "secrets",
+    title: "8. Secrets at rest",
+    run: ({ log }) => secretsFigures(["pglite", "postgres"], log)
+  }
+]
