@@ -209,11 +209,12 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
             Cause.isInterruptedOnly(cause)
               ? Effect.failCause(cause as Cause.Cause<never>)
               : Effect.logError("JSON-RPC call failed", cause).pipe(
+                  Effect.annotateLogs({ method: entry.method }),
                   Effect.as({ _tag: "Left" as const, left: internalError })
                 )
           ),
-          Effect.withSpan(`RPC ${entry.method}`),
-          Effect.annotateLogs({ method: entry.method })
+          // No stack capture per call: spans here are for timing, and the capture dominated the cost.
+          Effect.withSpan(`RPC ${entry.method}`, { captureStackTrace: false })
         )
         if (entry.id === undefined) return undefined
         return outcome._tag === "Right"

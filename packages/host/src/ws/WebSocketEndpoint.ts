@@ -34,6 +34,8 @@ export interface WebSocketEndpointOptions {
 export interface WebSocketEndpoint {
   /** Open connections. */
   readonly connections: () => number
+  /** How many connections ended with each close code so far (for metrics and tests). */
+  readonly closeCodes: () => ReadonlyMap<number, number>
   readonly hub: SubscriptionHub
   readonly cancelOnDisconnect: CancelOnDisconnect
 }
@@ -104,6 +106,7 @@ export const attachWebSocket = (
     }
 
     const sockets = new Set<uWS.WebSocket<SocketData>>()
+    const closeCodes = new Map<number, number>()
     const closing = new Set<Fiber.RuntimeFiber<void>>()
     let shuttingDown = false
 
@@ -123,12 +126,19 @@ export const attachWebSocket = (
 
     // Checked before each send, not after: one reply larger than the cap still goes out whole,
     // and a socket is cut off only when more output finds the earlier output still unsent. uWS's
-    // own limit is off (it would drop the close frame too); ours leaves the 4002 close frame
-    // queued behind the data, so a client that resumes reading learns why it was cut off, and
-    // uWS force-closes a socket that never drains a few seconds after end().
+    // own limit is off (it would drop the close frame too); ours queues the 4002 close frame
+    // behind the data, so a client that resumes reading soon learns why it was cut off. uWS
+    // force-closes an ended socket that has not drained at its next timeout tick (within about
+    // 4 s), and such a client sees an abnormal closure (1006) instead.
     const sendTo = (ws: uWS.WebSocket<SocketData>, frame: string) => {
       if (ws.getUserData().closed) return
-      if (ws.getBufferedAmount() > options.maxBackpressureBytes) {
+      const buffered = ws.getBufferedAmount()
+      if (buffered > options.maxBackpressureBytes) {
+        runFork(
+          Effect.logWarning("WebSocket cut off: the client stopped reading").pipe(
+            Effect.annotateLogs({ buffered, remoteAddress: ws.getUserData().remoteAddress })
+          )
+        )
         return endSocket(ws, CloseCode.backpressure, "backpressure limit exceeded")
       }
       ws.cork(() => {
@@ -196,8 +206,9 @@ export const attachWebSocket = (
           endSocket(ws, 1011, "internal error")
         }
       },
-      close: (ws) => {
+      close: (ws, code) => {
         try {
+          closeCodes.set(code, (closeCodes.get(code) ?? 0) + 1)
           const data = ws.getUserData()
           data.closed = true
           sockets.delete(ws)
@@ -224,7 +235,7 @@ export const attachWebSocket = (
       })
     )
 
-    return { connections: () => sockets.size, hub, cancelOnDisconnect }
+    return { connections: () => sockets.size, closeCodes: () => closeCodes, hub, cancelOnDisconnect }
   })
 
 /** The host's `onListening` hook: the endpoint on the server's app with the configured limits. */

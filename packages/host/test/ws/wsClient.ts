@@ -40,6 +40,8 @@ export class RpcClient {
   /** Every frame received, parsed, in arrival order. */
   readonly frames: Array<any> = []
   readonly closed: Promise<Closed>
+  /** Errors the client library reported (protocol violations, resets). */
+  readonly errors: Array<string> = []
   private readonly taken = new Set<number>()
   private readonly listeners = new Set<() => void>()
   private nextId = 0
@@ -54,6 +56,9 @@ export class RpcClient {
         resolve({ code, reason: reason.toString("utf8") })
         for (const listener of this.listeners) listener()
       })
+    })
+    socket.on("error", (error) => {
+      this.errors.push(error.message)
     })
     socket.on("message", (data) => {
       this.frames.push(JSON.parse(data.toString("utf8")))
