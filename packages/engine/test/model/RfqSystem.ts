@@ -147,14 +147,19 @@ export class RfqSystem {
   constructor(
     private readonly runtime: Runtime.Runtime<SqlClient.SqlClient>,
     readonly callers: DemoCallers,
-    private readonly venueAccounts: ReadonlyArray<AccountRegistration>,
+    private readonly start: Effect.Effect<RunningEngine, unknown, SqlClient.SqlClient>,
     public running: RunningEngine
   ) {}
 
-  static make = (callers: DemoCallers, venueAccounts: ReadonlyArray<AccountRegistration>) =>
+  /** An engine started by `start` (by default the harness's `startEngine`), in the current runtime. */
+  static make = (
+    callers: DemoCallers,
+    venueAccounts: ReadonlyArray<AccountRegistration>,
+    start: Effect.Effect<RunningEngine, unknown, SqlClient.SqlClient> = startEngine(venueAccounts)
+  ) =>
     Effect.gen(function* () {
       const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
-      return new RfqSystem(runtime, callers, venueAccounts, yield* startEngine(venueAccounts))
+      return new RfqSystem(runtime, callers, start, yield* start)
     })
 
   get engine(): EngineService {
@@ -174,6 +179,6 @@ export class RfqSystem {
   /** Stops the engine and starts a new one on the same database. */
   async restart(): Promise<void> {
     await this.run(this.running.stop)
-    this.running = await this.run(startEngine(this.venueAccounts))
+    this.running = await this.run(this.start)
   }
 }
