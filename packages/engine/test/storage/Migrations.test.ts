@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ping, withMigrations } from "../../src/storage/Database.js"
 import { migrationScripts, migrationsTable, runMigrations } from "../../src/storage/Migrations.js"
@@ -58,8 +58,8 @@ const tablesInSchema = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   )
 )
 
-describe.each(emptyDatabases)("migrations on $name", ({ layer }) => {
-  it.layer(layer, { timeout: testDatabaseTimeout })((it) => {
+describe.each(emptyDatabases)("migrations on $name", ({ layer: database }) => {
+  layer(database, { timeout: testDatabaseTimeout })((it) => {
     it.effect("apply from an empty database, then re-running them changes nothing", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { BigDecimal, Effect, Schema } from "effect"
 import { StorageConstraints } from "../../src/storage/Migrations.js"
 import { testDatabases, testDatabaseTimeout } from "../support/TestDatabases.js"
@@ -16,8 +16,8 @@ import {
   unique
 } from "./storageFixtures.js"
 
-describe.each(testDatabases)("storage schema on $name", ({ layer }) => {
-  it.layer(layer, { timeout: testDatabaseTimeout })((it) => {
+describe.each(testDatabases)("storage schema on $name", ({ layer: database }) => {
+  layer(database, { timeout: testDatabaseTimeout })((it) => {
     it.effect("every table round-trips its columns exactly", () =>
       Effect.gen(function* () {
         const desk = yield* roundTrip("desks", { name: unique("desk"), created_at: t0 })

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Chunk, Deferred, Effect, Exit, Fiber, Stream } from "effect"
 import { testDatabases, testDatabaseTimeout } from "../support/TestDatabases.js"
 import { t0, unique } from "./storageFixtures.js"
@@ -22,8 +22,8 @@ const desksNamed = (prefix: string) =>
     )
   )
 
-describe.each(testDatabases)("transactions on $name", ({ layer }) => {
-  it.layer(layer, { timeout: testDatabaseTimeout })((it) => {
+describe.each(testDatabases)("transactions on $name", ({ layer: database }) => {
+  layer(database, { timeout: testDatabaseTimeout })((it) => {
     it.effect("commit on success", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

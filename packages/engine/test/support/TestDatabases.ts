@@ -14,12 +14,12 @@ import * as PostgresClient from "../../src/storage/PostgresClient.js"
 /**
  * Databases for tests, the same schema on both backends:
  *
- *   describe.each(testDatabases)("… on $name", ({ layer }) => {
- *     it.layer(layer, { timeout: testDatabaseTimeout })((it) => { it.effect("…", () => …) })
+ *   describe.each(testDatabases)("… on $name", ({ layer: database }) => {
+ *     layer(database, { timeout: testDatabaseTimeout })((it) => { it.effect("…", () => …) })
  *   })
  *
  * Each build of a layer is a fresh, migrated, empty database that only that build sees; an
- * `it.layer` block shares one build among its tests, so tests in a block must not depend on
+ * `layer` block shares one build among its tests, so tests in a block must not depend on
  * each other's rows (use fresh names/ids) or get their own block. Building a PGlite takes a
  * second or more (several on a loaded machine, and initdb once per migrations change), longer
  * than Vitest's default 10 s hook timeout allows for comfort: pass `testDatabaseTimeout`.

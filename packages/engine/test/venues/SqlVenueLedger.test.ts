@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { BigDecimal, Effect, Layer, Option, TestClock } from "effect"
 import { roundToStep } from "../../src/domain/Decimal.js"
 import { SimulatedPricing } from "../../src/pricing/SimulatedPricing.js"
@@ -32,8 +32,8 @@ const booking = (idempotencyKey: string, overrides: Partial<BlockTradeBooking> =
 })
 
 // Each test uses its own keys: the tests of a block share one database.
-describe.each(testDatabases)("SqlVenueLedger on $name", ({ layer }) => {
-  it.layer(Layer.provideMerge(SqlVenueLedger.layer, layer))((it) => {
+describe.each(testDatabases)("SqlVenueLedger on $name", ({ layer: database }) => {
+  layer(Layer.provideMerge(SqlVenueLedger.layer, database))((it) => {
     it.effect("books a trade and finds it by key", () =>
       Effect.gen(function* () {
         const ledger = yield* VenueLedger
