@@ -212,6 +212,11 @@ export const attachWebSocket = (
           const data = ws.getUserData()
           data.closed = true
           sockets.delete(ws)
+          runFork(
+            Effect.logDebug("WebSocket closed").pipe(
+              Effect.annotateLogs({ code, path: data.path, remoteAddress: data.remoteAddress })
+            )
+          )
           if (data.session === undefined) return
           const fiber = runFork(data.session.closed)
           closing.add(fiber)

@@ -443,7 +443,7 @@ layer(TestHostLive, { excludeTestServices: true, timeout: "120 seconds" })(
             const told = yield* promise(() =>
               taker.notification((p) => p.data.rfqQuoteId === rfqQuoteId && p.data.event !== "created")
             )
-            assert.strictEqual(told.data.status, "cancelled")
+            assert.deepStrictEqual([told.data.event, told.data.status], ["deleted", "cancelled"])
             const ladder = yield* promise(() => taker.result("v1/rfq/quotes", { id: rfqId }))
             assert.deepStrictEqual(
               ladder.flatMap((side: any) => [...side.bids, ...side.asks]).map((q: any) => q.rfqQuoteId),
