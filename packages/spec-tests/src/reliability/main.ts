@@ -31,6 +31,7 @@ const main = async () => {
       if (figures.some((f) => !f.ok)) failed = true
     } catch (error) {
       failed = true
+      all.push({ item: item.id, name: "run", value: "failed to run", target: "runs", ok: false })
       process.stdout.write(
         `  FAILED TO RUN: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`
       )

@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Place } from "../../src/reliability/DatabaseReader.js"
+import { openDatabase, type Place } from "../../src/reliability/DatabaseReader.js"
+import { checkDurability } from "../../src/reliability/DurabilityCheck.js"
 import { type Figure, formatFigures } from "../../src/reliability/Figures.js"
 import {
   hostEnv,
@@ -9,7 +10,15 @@ import {
   type RunningHost,
   startHost
 } from "../../src/reliability/HostProcess.js"
-import { fuzzFigures, limitFigures, tenancyFigures, tokenFigures } from "../../src/reliability/Items.js"
+import {
+  fuzzFigures,
+  limitFigures,
+  RACE_KINDS,
+  raceFigures,
+  tenancyFigures,
+  tokenFigures
+} from "../../src/reliability/Items.js"
+import type { Acknowledged } from "../../src/reliability/Witness.js"
 import { dumpOf, knownSecrets, searchDump, storeMarkedSecret } from "../../src/reliability/SecretsAtRest.js"
 
 /**
@@ -18,6 +27,7 @@ import { dumpOf, knownSecrets, searchDump, storeMarkedSecret } from "../../src/r
  */
 const place: Place = { dataDir: makeTempDir("rfq-api-fire-"), schema: randomSchema("fire") }
 let host: RunningHost
+const raceAcknowledged: Array<Acknowledged> = []
 const log = (line: string) => process.stdout.write(`    ${line}\n`)
 
 const expectTargets = (figures: ReadonlyArray<Figure>) => {
@@ -55,10 +65,24 @@ describe("reliability under fire (short)", () => {
     expectTargets(await fuzzFigures(host.url, "short", 7_001, log))
   }, 180_000)
 
-  it("secrets at rest: no plaintext client secret in the embedded data directory", async () => {
+  it("races: two accepts, accept against cancel, accept against quote update each have one winner", async () => {
+    const f = await raceFigures(host.url, RACE_KINDS, "short", log)
+    raceAcknowledged.push(...f.acknowledged)
+    expect(f.problems.filter((p) => !p.startsWith("note:"))).toEqual([])
+    expect(f.violations).toBe(0)
+  }, 180_000)
+
+  it("at rest: no plaintext client secret in the data directory; the ledger holds no block trade twice", async () => {
     const secrets = [...(await knownSecrets(host.url)), (await storeMarkedSecret(host.url)).secret]
     expect(secrets.length).toBeGreaterThan(10)
     await host.stop("SIGTERM")
     expect(searchDump(dumpOf("pglite", place), secrets)).toEqual([])
+    const db = await openDatabase("pglite", place)
+    try {
+      const checked = await checkDurability(db, raceAcknowledged)
+      expect(checked.problems).toEqual([])
+    } finally {
+      await db.close()
+    }
   }, 120_000)
 })

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest"
+import { runCrashDurability } from "../../src/reliability/CrashDurability.js"
+import { formatFigures } from "../../src/reliability/Figures.js"
+import { crashFigures } from "../../src/reliability/Items.js"
+
+/**
+ * The short version of the crash run: one SIGKILL at a random moment per backend (seed printed),
+ * then every acknowledged write checked against the database.
+ */
+describe.each(["pglite", "postgres"] as const)("crash durability on %s (short)", (backend) => {
+  it("loses no acknowledged write, executes no block trade twice, leaves no invalid state", async () => {
+    const f = await runCrashDurability({
+      backend,
+      kills: 1,
+      clients: 3,
+      uptimeMs: [2000, 4000],
+      log: (line) => process.stdout.write(`    ${line}\n`)
+    })
+    process.stdout.write(formatFigures(crashFigures(f)))
+    expect(f.acknowledged.rfqs).toBeGreaterThan(0)
+    expect({
+      lost: f.lost,
+      doubled: f.doubled,
+      unknown: f.unknownBlockTrades,
+      invalid: f.invalid,
+      serverErrors: f.serverErrors
+    }).toEqual({
+      lost: 0,
+      doubled: 0,
+      unknown: 0,
+      invalid: 0,
+      serverErrors: 0
+    })
+  }, 240_000)
+})
