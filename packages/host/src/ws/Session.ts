@@ -105,7 +105,11 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     let pendingBytes = 0
     let cancelOnDisconnectUser: AuthenticatedCaller | undefined
     const subscriptions = new Map<string, ChannelSubscription>()
-    const inbox = yield* Queue.unbounded<{ readonly frame: RpcFrame; readonly bytes: number }>()
+    const inbox = yield* Queue.unbounded<{
+      readonly frame: RpcFrame
+      readonly bytes: number
+      readonly receivedAt: number
+    }>()
 
     const terminate = (code: number, reason: string) => {
       if (state !== "open") return
@@ -177,8 +181,9 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     const methods = sessionMethods(context)
 
     /** The outcome of one call: its result, or the error to answer with. */
-    const dispatch = (call: RpcCall, now: number): Effect.Effect<unknown, RpcError> => {
-      if (call.method === "heartbeat") return Effect.succeed({ time: now })
+    const dispatch = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<unknown, RpcError> => {
+      // Spec: the time the heartbeat was received, even if calls queued before it took a while.
+      if (call.method === "heartbeat") return Effect.succeed({ time: receivedAt })
       const method = methods.get(call.method)
       if (method !== undefined && OPEN_METHODS.has(call.method)) return method(call.params)
       if (caller === undefined) {
@@ -194,7 +199,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       return method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params)
     }
 
-    const handleEntry = (entry: RpcEntry): Effect.Effect<RpcReply | undefined> =>
+    const handleEntry = (entry: RpcEntry, receivedAt: number): Effect.Effect<RpcReply | undefined> =>
       Effect.gen(function* () {
         if (entry._tag === "Invalid") return errorReply(entry.id, entry.method, entry.error)
         const now = yield* Clock.currentTimeMillis
@@ -203,7 +208,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
           terminate(CloseCode.tokenExpired, "token expired")
           return undefined
         }
-        const outcome = yield* dispatch(entry, now).pipe(
+        const outcome = yield* dispatch(entry, now, receivedAt).pipe(
           Effect.either,
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
@@ -222,13 +227,13 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
           : errorReply(entry.id, entry.method, outcome.left)
       })
 
-    const handleFrame = (frame: RpcFrame) =>
+    const handleFrame = (frame: RpcFrame, receivedAt: number) =>
       Effect.gen(function* () {
         if (frame._tag === "Rejected") return send(errorReply(null, undefined, frame.error))
         const replies: Array<RpcReply> = []
         for (const entry of callsOf(frame)) {
           if (state !== "open") return
-          const reply = yield* handleEntry(entry)
+          const reply = yield* handleEntry(entry, receivedAt)
           if (reply !== undefined) replies.push(reply)
         }
         if (state !== "open") return
@@ -240,8 +245,8 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
 
     const processor = yield* Effect.forkDaemon(
       Effect.forever(
-        Effect.flatMap(Queue.take(inbox), ({ frame, bytes }) =>
-          handleFrame(frame).pipe(Effect.ensuring(Effect.sync(() => (pendingBytes -= bytes))))
+        Effect.flatMap(Queue.take(inbox), ({ frame, bytes, receivedAt }) =>
+          handleFrame(frame, receivedAt).pipe(Effect.ensuring(Effect.sync(() => (pendingBytes -= bytes))))
         )
       )
     )
@@ -254,16 +259,17 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
           text === undefined
             ? { _tag: "Rejected", error: { code: RpcCode.parseError, message: "Parse error" } }
             : parseFrame(text, env.maxBatch)
+        const receivedAt = yield* Clock.currentTimeMillis
         // A heartbeat counts when it arrives, even if calls queued before it are still running.
         if (callsOf(frame).some((entry) => entry._tag === "Call" && entry.method === "heartbeat")) {
-          lastHeartbeatAt = yield* Clock.currentTimeMillis
+          lastHeartbeatAt = receivedAt
         }
         const bytes = text?.length ?? input.length
         if (pendingBytes + bytes > env.maxPendingBytes) {
           return terminate(CloseCode.policyViolation, "too many pending requests")
         }
         pendingBytes += bytes
-        yield* Queue.offer(inbox, { frame, bytes })
+        yield* Queue.offer(inbox, { frame, bytes, receivedAt })
       })
 
     const closed = Effect.gen(function* () {

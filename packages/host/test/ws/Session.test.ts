@@ -199,6 +199,18 @@ describe("JSON-RPC framing", () => {
     })
   )
 
+  it.effect("a heartbeat queued behind a slow call answers the time it was received", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(1_000)
+      const s = yield* authenticated(makeShared(), "token-taker")
+      yield* s.send({ jsonrpc: "2.0", id: "slow", method: "v1/test/slow", params: { ms: 5_000 } })
+      yield* s.send({ jsonrpc: "2.0", id: "beat", method: "heartbeat" })
+      yield* TestClock.adjust(5_000)
+      assert.strictEqual((yield* s.next).id, "slow")
+      assert.deepStrictEqual((yield* s.next).result, { time: 1_000 })
+    })
+  )
+
   it.effect("too many unanswered bytes close the connection with 1008", () =>
     Effect.gen(function* () {
       const s = yield* authenticated(makeShared(), "token-taker", { maxPendingBytes: 300 })
