@@ -3,6 +3,7 @@ import { ping } from "@rfq/engine"
 import { Effect } from "effect"
 import { type AppServices, appAround, appLayer, appRoutes } from "./App.js"
 import { isStartupFailure, runHost } from "./Host.js"
+import { webSocketOnListening } from "./ws/WebSocketEndpoint.js"
 
 // A start that cannot proceed prints one plain line on stderr and exits 1 (runMain's teardown);
 // SIGTERM/SIGINT interrupt the program, which drains, closes the database, unlocks and exits 0.
@@ -10,7 +11,8 @@ const program = runHost<AppServices>({
   databaseLayer: appLayer,
   ping,
   routes: appRoutes,
-  around: appAround
+  around: appAround,
+  onListening: webSocketOnListening
 }).pipe(
   Effect.tapError((error) =>
     Effect.sync(() => {

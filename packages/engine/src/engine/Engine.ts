@@ -79,7 +79,10 @@ const makeEngine = (config: EngineConfig) =>
 
     // Active quotes by id, and their labels per maker desk: quote commands find their RFQ here,
     // and a label is reserved synchronously so two RFQs never take the same one concurrently.
-    const activeQuotes = new Map<number, { rfqId: number; deskId: number; label?: string | undefined }>()
+    const activeQuotes = new Map<
+      number,
+      { rfqId: number; deskId: number; userId: number; label?: string | undefined }
+    >()
     const labels = new Map<string, number>()
     // The indexed quote ids of each RFQ: an expiry that the mailbox runs before a command closes
     // quotes the command never saw, and they must still leave the index (and free their labels).
@@ -88,7 +91,7 @@ const makeEngine = (config: EngineConfig) =>
     const indexQuote = (q: QuoteRecord) => {
       const previous = activeQuotes.get(q.id)
       if (previous?.label !== undefined) labels.delete(labelKey(previous.deskId, previous.label))
-      activeQuotes.set(q.id, { rfqId: q.rfqId, deskId: q.makerDeskId, label: q.label })
+      activeQuotes.set(q.id, { rfqId: q.rfqId, deskId: q.makerDeskId, userId: q.makerUserId, label: q.label })
       if (q.label !== undefined) labels.set(labelKey(q.makerDeskId, q.label), q.id)
       const ids = indexedByRfq.get(q.rfqId)
       if (ids === undefined) indexedByRfq.set(q.rfqId, new Set([q.id]))
@@ -457,14 +460,20 @@ const makeEngine = (config: EngineConfig) =>
       return { message: `quote ${found.id} deleted` }
     })
 
+    /**
+     * Cancels the caller desk's active quotes (all, one RFQ's, or one base currency's). With
+     * `onlyUser`, only the quotes the calling user created (cancel-on-disconnect).
+     */
     const cancelAllQuotes = Effect.fn("Engine.cancelAllQuotes")(function* (
       caller: Caller,
-      req: CancelAllQuotesRequest
+      req: CancelAllQuotesRequest,
+      options?: { readonly onlyUser?: boolean }
     ) {
       yield* requireMaker(caller)
       const byRfq = new Map<number, Array<number>>()
       for (const [id, entry] of activeQuotes) {
         if (entry.deskId !== caller.deskId) continue
+        if (options?.onlyUser === true && entry.userId !== caller.userId) continue
         if (req.rfqId !== undefined && entry.rfqId !== req.rfqId) continue
         const list = byRfq.get(entry.rfqId) ?? []
         list.push(id)

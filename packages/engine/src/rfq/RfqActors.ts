@@ -44,7 +44,8 @@ export const viewOf = (value: RfqStateValue, state: RfqState, extraQuotes?: RfqV
     rfq: state.rfq,
     status: status === "deleted" ? "cancelled" : status,
     quotes: extraQuotes ?? Object.values(state.quotes),
-    trade: state.trade
+    // A trade still settling is not shown: its outcome (and filledAmount) is not known yet.
+    trade: value === "settling" ? undefined : state.trade
   }
 }
 

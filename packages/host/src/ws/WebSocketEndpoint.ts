@@ -82,7 +82,7 @@ export const attachWebSocket = (
     const cancelQuotes = (caller: Caller) =>
       caller.makerId === undefined
         ? Effect.void
-        : engine.cancelAllQuotes(caller, {}).pipe(
+        : engine.cancelAllQuotes(caller, {}, { onlyUser: true }).pipe(
             Effect.tap((result) =>
               Effect.logInfo("cancel-on-disconnect").pipe(
                 Effect.annotateLogs({ userId: caller.userId, cancelledCount: result.cancelledCount })
