@@ -1,5 +1,12 @@
 import { Schema } from "effect"
-import { CredentialsId, DeskId, Direction, MakerId, SettlementOption } from "../domain/Primitives.js"
+import {
+  CredentialsId,
+  DeskId,
+  Direction,
+  MakerId,
+  QuoteCurrency,
+  SettlementOption
+} from "../domain/Primitives.js"
 import { Decimal, Int, optional, responseObject, Text } from "./ResponseFields.js"
 
 /** Response schemas of the account, exchange and block-trade endpoints. */
@@ -85,10 +92,20 @@ export const InstrumentListing = responseObject(
   "An instrument usable as a leg on a settlement option.",
   {
     instrumentName: Text.annotations({ description: "Venue-neutral name to use in legs." }),
-    kind: Text.annotations({ description: "`option` or `future` (futures, perpetuals, future spreads)." }),
-    expiry: Text.annotations({ description: "Expiry date, e.g. `27DEC30`." }),
+    kind: Schema.Literal("option", "future", "perpetual", "future_spread").annotations({
+      description: "The query's `kind=future` lists futures, perpetuals and future spreads."
+    }),
+    expiry: optional(
+      Text.annotations({
+        description: "Expiry date, e.g. `27DEC30`; a spread's near leg; absent for a perpetual."
+      })
+    ),
     strike: optional(Decimal),
     optionType: optional(Schema.Literal("call", "put")),
+    quoteCurrency: QuoteCurrency.annotations({
+      description:
+        "Quote currency of the venue contract listed: the base currency (inverse) or USDC (linear)."
+    }),
     tickSize: Decimal.annotations({ description: "Price tick in the option's quote currency." }),
     amountStep: Decimal.annotations({ description: "Amount step." }),
     minBlockAmount: Decimal.annotations({ description: "Venue minimum block trade amount." })

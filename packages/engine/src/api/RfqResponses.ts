@@ -51,6 +51,12 @@ export type RfqSettlementAccount = typeof RfqSettlementAccount.Type
 
 /** One account's outcome of a trade. `reason` explains a `failed` allocation. */
 export const Allocation = responseObject("Allocation", "Per-account settlement outcome of a trade.", {
+  allocationId: optional(
+    Int.annotations({ description: "Id of the allocation (one per account and trade)." })
+  ),
+  settlementOption: optional(
+    SettlementOption.annotations({ description: "The venue the account settles on." })
+  ),
   credentialsId: CredentialsId,
   percentage: Decimal.annotations({ description: "The account's split percentage." }),
   amount: Decimal.annotations({ description: "Amount allocated to the account, in base currency." }),

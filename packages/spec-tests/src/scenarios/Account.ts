@@ -210,8 +210,10 @@ export const account = group("account, makers, instruments, bulk block trades", 
     const futures = await list({ exchange: "BULL", baseCurrency: "ETH", kind: "future" })
     expect(futures.length).toBeGreaterThan(0)
     for (const f of futures) expect(f.instrumentName.startsWith("ETH-")).toBe(true)
-    // The documented kinds: `option`, or `future` for futures, perpetuals and future spreads.
-    expect(new Set(futures.map((f) => f.kind))).toEqual(new Set(["future"]))
+    // `kind=future` lists futures, perpetuals (no expiry) and future spreads.
+    expect(new Set(futures.map((f) => f.kind))).toEqual(new Set(["future", "perpetual", "future_spread"]))
+    expect(futures.find((f) => f.kind === "perpetual")).toMatchObject({ instrumentName: "ETH-PERPETUAL" })
+    expect(futures.find((f) => f.kind === "perpetual")).not.toHaveProperty("expiry")
     expectError(
       await w.api.get("/v1/exchange/instruments", {
         token: w.token("taker"),
