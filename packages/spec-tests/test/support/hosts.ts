@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
 import { expect } from "vitest"
@@ -21,7 +22,7 @@ export const HOST_START_TIMEOUT_MS = 240_000
 
 export interface TestHost extends HostControl {
   readonly backend: Backend
-  /** Stops the host (SIGTERM) and removes its data. */
+  /** Stops the host (SIGTERM) and removes its data (the data directory, or the schema). */
   readonly dispose: () => Promise<void>
   readonly output: () => string
 }
@@ -79,6 +80,7 @@ export const startHost = async (
     dispose: async () => {
       await stop()
       if (backend === "postgres") await dropSchema(schema)
+      if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
     }
   }
 }
