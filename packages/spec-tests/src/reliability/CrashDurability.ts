@@ -48,6 +48,8 @@ export interface CrashFigures extends DurabilityFigures {
   readonly backend: Backend
   readonly seed: number
   readonly kills: number
+  /** Kills that hit the host while it was starting (restoring, reconciling). */
+  readonly startupKills: number
   readonly acknowledged: Record<"rfqs" | "quotes" | "trades" | "blockTrades" | "cancels", number>
   /** Non-200 answers while the host was up (a 5xx here is a bug even if nothing was lost). */
   readonly unexpectedAnswers: number
@@ -124,13 +126,30 @@ export const runCrashDurability = async (options: CrashOptions): Promise<CrashFi
   const witness = new Witness(witnessFile)
   const run: Run = { stopped: false, unexpected: 0, serverErrors: 0, problems: [] }
   let host: RunningHost | undefined
+  let startupKills = 0
   try {
     host = await startHost(env)
     const taker = await Desk.login(host.url, TAKER)
     const makers = await Promise.all(MAKERS.map((m) => Desk.login(host!.url, m)))
     const takerCredentials = await credentialsOf(taker)
     for (let kill = 1; kill <= options.kills; kill++) {
+      // About one kill in five lands while the host starts: restoring live RFQs and reconciling
+      // interrupted settlements must survive a crash too.
+      if (kill > 1 && random.next() < 0.2) {
+        const delay = random.int(200, 4000)
+        const started = await startHost(env, 180_000, (child) => {
+          setTimeout(() => child.kill("SIGKILL"), delay)
+        }).catch(() => undefined)
+        if (started !== undefined) await started.exited
+        host = undefined
+        startupKills++
+        log(
+          `${options.backend}: kill ${kill}/${options.kills} ${delay} ms after spawn (${started === undefined ? "while starting" : "just after listening"})`
+        )
+        continue
+      }
       if (kill > 1) host = await startHost(env)
+      if (host === undefined) throw new Error("no host to kill")
       const url = host.url
       run.stopped = false
       const loops = Array.from({ length: clients }, (_, i) =>
@@ -187,6 +206,7 @@ export const runCrashDurability = async (options: CrashOptions): Promise<CrashFi
       backend: options.backend,
       seed,
       kills: options.kills,
+      startupKills,
       acknowledged: {
         rfqs: count("rfq"),
         quotes: count("quote"),

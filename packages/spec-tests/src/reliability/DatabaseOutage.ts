@@ -59,6 +59,12 @@ export const runDatabaseOutage = async (options: {
   let stopped = false
   let phase: "before" | "outage" | "after" = "before"
   let pgStopped = false
+  // Runs on an interrupted run too (process.exit from a signal skips `finally`).
+  const restartIfStopped = () => {
+    if (!pgStopped) return
+    pgStopped = false
+    pgctl("start")
+  }
   try {
     const taker = await Desk.login(host.url, "demo-taker")
     const body = rfqBody("single", await credentialsOf(taker), ["maker-1"])
@@ -88,13 +94,13 @@ export const runDatabaseOutage = async (options: {
     const writers = [writer(), writer()]
     await sleep(2000)
     pgStopped = true
+    process.once("exit", restartIfStopped)
     pgctl("stop")
     options.log(`PostgreSQL stopped for ${options.outageMs} ms`)
     phase = "outage"
     await sleep(options.outageMs)
     phase = "after"
-    pgctl("start")
-    pgStopped = false
+    restartIfStopped()
     const back = Date.now()
     options.log("PostgreSQL started")
     while (Date.now() - back < 60_000) {
@@ -110,13 +116,12 @@ export const runDatabaseOutage = async (options: {
     await Promise.all(writers)
   } finally {
     stopped = true
-    if (pgStopped) {
-      try {
-        pgctl("start")
-      } catch (error) {
-        figures.problems.push(`PostgreSQL restart failed: ${String(error)}`)
-      }
+    try {
+      restartIfStopped()
+    } catch (error) {
+      figures.problems.push(`PostgreSQL restart failed: ${String(error)}`)
     }
+    process.off("exit", restartIfStopped)
     await host.stop("SIGTERM")
     witness.close()
   }

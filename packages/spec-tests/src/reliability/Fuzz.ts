@@ -363,21 +363,35 @@ const isRpcError = (reply: unknown): boolean => {
   )
 }
 
-/** One frame on an authenticated session; a description of a bad reply, if any. */
-export const sendRpcFrame = async (ws: WsConnection, frame: string): Promise<string | undefined> => {
-  const reply = await ws.exchange(frame, 1500)
-  if (reply === undefined) return undefined // a notification, or a batch of them: no reply is right
-  const replies = Array.isArray(reply) ? reply : [reply]
-  for (const r of replies) {
-    const rr = r as { result?: unknown; error?: unknown; jsonrpc?: unknown; method?: unknown }
-    if (rr.method === "v1/subscription") continue
-    if (rr.error === undefined && rr.result !== undefined && rr.jsonrpc === "2.0") continue
-    if (!isRpcError(r)) return `bad reply to ${frame.slice(0, 120)}: ${JSON.stringify(r).slice(0, 200)}`
-    const data = (r as { error: { code: number; data?: { status?: number } } }).error
-    if (data.code === -32603 && (data.data?.status ?? 0) >= 500)
-      return `internal error for ${frame.slice(0, 120)}`
+/**
+ * One frame on an authenticated session, followed by a `heartbeat` sentinel: every reply before
+ * the sentinel's belongs to the frame (a notification, or a batch of them, gets none). Returns a
+ * description of a bad reply, if any; a session the server closed is reported by the caller.
+ */
+export const sendRpcFrame = async (
+  ws: WsConnection,
+  frame: string,
+  n: number
+): Promise<string | undefined> => {
+  if (ws.socket.readyState !== 1) return undefined
+  const sentinel = `sentinel-${n}`
+  ws.socket.send(frame)
+  ws.socket.send(JSON.stringify({ jsonrpc: "2.0", id: sentinel, method: "heartbeat" }))
+  for (;;) {
+    const reply = await ws.receive(10_000)
+    if (reply === undefined)
+      return ws.socket.readyState === 1 ? `no reply within 10 s after ${frame.slice(0, 120)}` : undefined
+    const replies = Array.isArray(reply) ? reply : [reply]
+    for (const r of replies) {
+      const rr = r as { result?: unknown; error?: unknown; jsonrpc?: unknown; id?: unknown }
+      if (rr.id === sentinel) return undefined
+      if (rr.error === undefined && rr.result !== undefined && rr.jsonrpc === "2.0") continue
+      if (!isRpcError(r)) return `bad reply to ${frame.slice(0, 120)}: ${JSON.stringify(r).slice(0, 200)}`
+      const error = (r as { error: { code: number; data?: { status?: number } } }).error
+      if (error.code === -32603 && (error.data?.status ?? 0) >= 500)
+        return `internal error for ${frame.slice(0, 120)}`
+    }
   }
-  return undefined
 }
 
 export const openRpcSession = async (base: string, token: string): Promise<WsConnection> => {

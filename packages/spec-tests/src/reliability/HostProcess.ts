@@ -50,6 +50,12 @@ export interface RunningHost {
 
 const LISTENING = /"message":"listening on (http:\/\/[^"]+)"/
 
+// Hosts still running when the test process exits (an interrupted run) are killed with it.
+const children = new Set<ChildProcess>()
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL")
+})
+
 export const makeTempDir = (prefix: string): string => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
 export const readRss = (pid: number): number | undefined => {
@@ -65,7 +71,8 @@ export const readRss = (pid: number): number | undefined => {
 /** Starts the host with exactly `env` (plus PATH and the like) and waits until it listens. */
 export const startHost = (
   env: Readonly<Record<string, string>>,
-  timeoutMs = 180_000
+  timeoutMs = 180_000,
+  onSpawn?: (child: ChildProcess) => void
 ): Promise<RunningHost> => {
   const base: NodeJS.ProcessEnv = { ...process.env }
   for (const name of HOST_VARIABLES) delete base[name]
@@ -74,6 +81,9 @@ export const startHost = (
     ["--conditions=source", "--enable-source-maps", "--import", "tsx", HOST_MAIN],
     { cwd: REPO_ROOT, env: { ...base, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] }
   )
+  children.add(child)
+  child.on("close", () => children.delete(child))
+  onSpawn?.(child)
   let out = ""
   let err = ""
   // Only the tail is kept: a long run must not grow the test runner's memory.

@@ -26,6 +26,17 @@ export interface LimitFigures {
 const describe = (a: Answer) =>
   `${a.status} ${(a.body as { message?: string } | undefined)?.message ?? a.text.slice(0, 80)}`
 
+// Built once: the attack should cost the host, not the attacker.
+let bodies: { big: Uint8Array; deepArray: string; deepObject: string } | undefined
+const attackBodies = () => {
+  bodies ??= {
+    big: new TextEncoder().encode(`{"label":"${"x".repeat(10 * 1024 * 1024)}"}`),
+    deepArray: `{"legs":${"[".repeat(10_000)}${"]".repeat(10_000)}}`,
+    deepObject: `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}`
+  }
+  return bodies
+}
+
 const restAttacks = (token: string) => [
   {
     name: "10 MB body",
@@ -33,21 +44,19 @@ const restAttacks = (token: string) => [
     send: (base: string) =>
       call(base, "POST", "/v1/rfq/0", {
         token,
-        body: `{"label":"${"x".repeat(10 * 1024 * 1024)}"}`,
+        body: attackBodies().big,
         headers: { "content-type": "application/json" }
       })
   },
   {
     name: "JSON array nested 10,000 deep",
     expect: 400,
-    send: (base: string) =>
-      call(base, "POST", "/v1/rfq/0", { token, body: `{"legs":${"[".repeat(10_000)}${"]".repeat(10_000)}}` })
+    send: (base: string) => call(base, "POST", "/v1/rfq/0", { token, body: attackBodies().deepArray })
   },
   {
     name: "JSON object nested 10,000 deep",
     expect: 400,
-    send: (base: string) =>
-      call(base, "POST", "/v1/rfq/0", { token, body: `${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}` })
+    send: (base: string) => call(base, "POST", "/v1/rfq/0", { token, body: attackBodies().deepObject })
   },
   {
     name: "limit=1000000",
@@ -119,28 +128,36 @@ export const runResourceLimits = async (host: RunningHost, rounds: number): Prom
   const taker = await Desk.login(host.url, "demo-taker")
   const rfqId = await createRfq(taker, rfqBody("single", await credentialsOf(taker), ["maker-1"]))
   await timedReads(taker, rfqId, 50) // warm up
-  const baseline = await timedReads(taker, rfqId, 200)
+  attackBodies()
   const rssBefore = host.rss() ?? 0
   const cases: Array<LimitCase> = []
-  let attacking = true
-  const attacker = (async () => {
-    for (let round = 0; round < rounds && attacking; round++) {
-      for (const attack of restAttacks(taker.token)) {
-        const a = await attack
-          .send(host.url)
-          .catch((e: unknown) => ({ status: 0, text: String(e), body: undefined, headers: new Headers() }))
-        if (round === 0 || a.status !== attack.expect || !isStandardError(a))
-          cases.push({
-            name: attack.name,
-            refusedCleanly: a.status === attack.expect && isStandardError(a),
-            answer: describe(a)
-          })
-      }
+  const attackRound = async (round: number) => {
+    for (const attack of restAttacks(taker.token)) {
+      const a = await attack
+        .send(host.url)
+        .catch((e: unknown) => ({ status: 0, text: String(e), body: undefined, headers: new Headers() }))
+      if (round === 0 || a.status !== attack.expect || !isStandardError(a))
+        cases.push({
+          name: attack.name,
+          refusedCleanly: a.status === attack.expect && isStandardError(a),
+          answer: describe(a)
+        })
     }
-  })()
-  const underAttack = await timedReads(taker, rfqId, 200)
-  attacking = false
-  await attacker
+  }
+  // Blocks of reads alone and reads during one round of attacks, alternating, so that the
+  // machine's drift (other processes) weighs on both sides alike.
+  const baseline: Array<number> = []
+  const underAttack: Array<number> = []
+  for (let round = 0; round < rounds; round++) {
+    baseline.push(...(await timedReads(taker, rfqId, 40)))
+    let done = false
+    const attack = attackRound(round).finally(() => {
+      done = true
+    })
+    do underAttack.push(...(await timedReads(taker, rfqId, 10)))
+    while (!done)
+    await attack
+  }
   const ws = await wsAttacks(host.url, taker.token)
   if (ws !== undefined) cases.push(...ws)
   const alive = await call(host.url, "GET", "/healthz")

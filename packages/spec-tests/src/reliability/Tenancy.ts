@@ -245,8 +245,11 @@ export const runTenancy = async (
   )
   const missingByOp = new Map<string, Answer>()
   for (const op of idOperations) missingByOp.set(op.name, await op.send(outsiders[0]!, MISSING_ID))
+  // The outsider's own credentials are its to read and delete; a fuzzed id that names one is skipped.
+  const outsidersOwn = new Set((await credentialsOf(outsiders[0]!)).map((c) => String(c.credentialsId)))
   for (const [i, id] of ids.entries()) {
     const op = idOperations[i % idOperations.length]!
+    if (op.kind === "credentials" && outsidersOwn.has(String(Number(String(id).trim())))) continue
     const a = await op.send(outsiders[0]!, id)
     figures.calls++
     if (a.status >= 500)

@@ -9,9 +9,13 @@ export interface WsConnection {
   readonly socket: WebSocket
   /** Sends one text frame and resolves with the next reply (or undefined: none within `timeoutMs`). */
   readonly exchange: (frame: string | Buffer, timeoutMs?: number) => Promise<unknown>
+  /** The next reply (not a notification), or undefined after `timeoutMs`. */
+  readonly receive: (timeoutMs: number) => Promise<unknown>
   /** Sends a frame and resolves with the parsed reply whose `id` matches. */
   readonly rpc: (method: string, params?: unknown, timeoutMs?: number) => Promise<RpcReply>
   readonly closed: Promise<{ code: number; reason: string }>
+  /** `v1/subscription` notifications received so far (not handed to `exchange` / `rpc`). */
+  readonly notifications: Array<unknown>
   readonly close: () => void
 }
 
@@ -27,6 +31,7 @@ export const connectWs = (httpBase: string, options: { maxPayload?: number } = {
   new Promise((resolve, reject) => {
     const socket = new WebSocket(wsUrl(httpBase), { maxPayload: options.maxPayload ?? 256 * 1024 * 1024 })
     const replies: Array<unknown> = []
+    const notifications: Array<unknown> = []
     const waiters: Array<(value: unknown) => void> = []
     let nextId = 1
     const closed = new Promise<{ code: number; reason: string }>((done) =>
@@ -41,6 +46,11 @@ export const connectWs = (httpBase: string, options: { maxPayload?: number } = {
         parsed = JSON.parse(data.toString())
       } catch {
         parsed = { unparsable: data.toString().slice(0, 200) }
+      }
+      // Subscription notifications are kept apart: they answer nothing.
+      if ((parsed as { method?: unknown })?.method === "v1/subscription") {
+        if (notifications.length < 10_000) notifications.push(parsed)
+        return
       }
       const waiter = waiters.shift()
       if (waiter !== undefined) waiter(parsed)
@@ -86,7 +96,7 @@ export const connectWs = (httpBase: string, options: { maxPayload?: number } = {
         }
         return { error: { code: 0, message: "no reply" } }
       }
-      resolve({ socket, exchange, rpc, closed, close: () => socket.close() })
+      resolve({ socket, exchange, receive: next, rpc, closed, notifications, close: () => socket.close() })
     })
   })
 

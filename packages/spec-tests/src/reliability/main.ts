@@ -45,4 +45,8 @@ const main = async () => {
   process.exitCode = failed ? 1 : 0
 }
 
+// An interrupted run still ends through process.exit, so that the hosts it started are killed
+// and a stopped PostgreSQL is started again (their "exit" hooks).
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130))
+
 void main()
