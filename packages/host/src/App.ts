@@ -21,6 +21,7 @@ import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./RequestHandler.js"
 import { restRoutes } from "./RestRoutes.js"
 import { docsRoutes } from "./DocsPage.js"
+import { healthRoutes } from "./HealthRoutes.js"
 import { Metrics } from "./Metrics.js"
 import { makeOpenApiDocument } from "./OpenApi.js"
 import { route } from "./Router.js"
@@ -122,7 +123,8 @@ export const appAround = (input: HostInput) =>
   Effect.gen(function* () {
     const limit = yield* rateLimitAround(input)
     const routes = yield* appRoutes(input)
-    const timed = metricsOf(input).around(routes)
+    // Health routes are served by the host itself; listed here so metrics label them too.
+    const timed = metricsOf(input).around([...routes, ...healthRoutes(Effect.void)])
     const around: AnyAround = (request, next) => timed(request, limit(request, next))
     return around
   })

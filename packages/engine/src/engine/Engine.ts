@@ -364,9 +364,12 @@ const makeEngine = (config: EngineConfig) =>
       })
 
     const createQuote = Effect.fn("Engine.createQuote")(function* (caller: Caller, req: CreateQuoteRequest) {
-      yield* requireMaker(caller)
+      yield* requireTrader(caller)
       return yield* visibleActor(caller, req.rfqId, (actor) =>
         Effect.gen(function* () {
+          // The taker sees its own RFQ: it is told why it cannot quote, whether or not it is a maker.
+          if (isTaker(actor.state.rfq, caller)) return yield* Effect.fail(apiError("cannotQuoteOwnRfq"))
+          yield* requireMaker(caller)
           const id = yield* store.nextQuoteId
           const at = yield* now()
           const q = yield* putQuote(
@@ -529,7 +532,23 @@ const makeEngine = (config: EngineConfig) =>
       yield* requireTrader(caller)
       const entry = activeQuotes.get(rfqQuoteId)
       const missing = apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`)
-      if (entry === undefined) return yield* Effect.fail(missing)
+      if (entry === undefined) {
+        // A quote that is no longer active: its own taker learns why when the RFQ itself ended,
+        // the same answer as before the expiry was processed; anyone else learns nothing.
+        const stored = yield* store.quote(rfqQuoteId)
+        if (Option.isSome(stored)) {
+          const found = yield* readActor(stored.value.rfqId)
+          if (Option.isSome(found) && isTaker(found.value.state.rfq, caller)) {
+            if (found.value.value === "expired") return yield* Effect.fail(apiError("rfqExpired"))
+            if (found.value.value !== "open" && found.value.value !== "settling") {
+              return yield* Effect.fail(
+                apiError("invalidRequest", `the RFQ is ${found.value.value}; it must be open`)
+              )
+            }
+          }
+        }
+        return yield* Effect.fail(missing)
+      }
       // A live quote on an RFQ the caller may not see is answered like a missing one (OWASP API1):
       // "rfq not found" would tell an outsider that the quote id is live.
       const holder = yield* actors.actorOf(entry.rfqId)

@@ -18,8 +18,15 @@ export class AcceptCommand implements fc.AsyncCommand<RfqModel, RfqSystem> {
     const quote = pickQuote(m, this.quotePosition, this.active)
     const rfq = m.rfqs[quote.rfq]!
     const settles = settledAccounts[rfq.plan]
-    const expected =
-      quote.status !== "active" ? messages.recordNotFound : settles === 0 ? messages.invalid : undefined
+    // An inactive quote: its taker is told why when the RFQ itself ended (expired, or traded or
+    // cancelled); a quote withdrawn from an open RFQ, or one of a deleted RFQ, is simply not found.
+    const ended =
+      rfq.status === "expired"
+        ? messages.expired
+        : rfq.status === "filled" || rfq.status === "filledPartial" || rfq.status === "cancelled"
+          ? messages.invalid
+          : messages.recordNotFound
+    const expected = quote.status !== "active" ? ended : settles === 0 ? messages.invalid : undefined
     const result = await r.attempt(r.engine.trade(r.callers.taker, quote.id))
     const traded = expectOutcome(result, expected, this.toString()) as Record<string, any> | undefined
     if (traded !== undefined) {
