@@ -287,11 +287,12 @@ export const rfqs = group("RFQs", [
       "QuotePage"
     )
     expect(quotes.results.find((q) => q.rfqQuoteId === quoteId)?.status).toBe("cancelled")
+    // Its taker is told why the quote cannot trade: the RFQ is no longer open.
     expectError(
       await w.api.post("/v1/rfq/trade", { token: w.token("taker"), json: { rfqQuoteId: quoteId } }),
       {
-        status: 404,
-        message: "record not found"
+        status: 400,
+        message: "invalid request"
       }
     )
 
