@@ -10,7 +10,15 @@ export type * from "./rfq/RfqRecord.js"
 export * from "./engine/Engine.js"
 export * from "./services/Events.js"
 export { Venues, VenueRejection } from "./services/Venues.js"
-export type { AccountPermissions, BlockTradeLeg, BlockTradeRequest, ExecutedBlockTrade, VenueAccount, VenueInstrument, VenuesService } from "./services/Venues.js"
+export type {
+  AccountPermissions,
+  BlockTradeLeg,
+  BlockTradeRequest,
+  ExecutedBlockTrade,
+  VenueAccount,
+  VenueInstrument,
+  VenuesService
+} from "./services/Venues.js"
 export * from "./services/Pricing.js"
 export * from "./security/SecretBox.js"
 export * from "./accounts/AccountStore.js"
@@ -46,7 +54,11 @@ export {
   type BandRule
 } from "./venues/VenueParameters.js"
 export { listedExpiries, type ListedExpiries } from "./venues/ExpirySchedule.js"
-export { SimulatedPricing, type SimulatedPricingOptions, DEFAULT_PRICING_SEED } from "./pricing/SimulatedPricing.js"
+export {
+  SimulatedPricing,
+  type SimulatedPricingOptions,
+  DEFAULT_PRICING_SEED
+} from "./pricing/SimulatedPricing.js"
 export * from "./engine/EngineLayer.js"
 export * from "./domain/Decimal.js"
 export * from "./domain/Split.js"

@@ -51,7 +51,10 @@ export const catalog = {
   // user, account and entity
   duplicateEmail: { status: 400, message: "individual with same e-mail already exists" },
   duplicateMessagingHandle: { status: 400, message: "individual with same messaging handle already exists" },
-  duplicateCredentialsAlias: { status: 400, message: "exchange credentials with the same alias already exists" },
+  duplicateCredentialsAlias: {
+    status: 400,
+    message: "exchange credentials with the same alias already exists"
+  },
   credentialsNotFound: { status: 404, message: "credentials not found" },
   encryptionKeyNotFound: { status: 500, message: "encryption key not found" },
   encryptedValueTooShort: { status: 400, message: "encrypted value too short" },

@@ -1,12 +1,6 @@
 import { BigDecimal, Either } from "effect"
 import { type ApiError, apiError } from "./Errors.js"
-import {
-  compareExpiry,
-  type Expiry,
-  formatDecimal,
-  formatExpiryCode,
-  type Instrument
-} from "./Instrument.js"
+import { compareExpiry, type Expiry, formatDecimal, formatExpiryCode, type Instrument } from "./Instrument.js"
 import type { Direction } from "./Primitives.js"
 import { ratioProportions } from "./Ratio.js"
 

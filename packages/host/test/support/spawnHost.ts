@@ -93,7 +93,11 @@ export const spawnScript = (
     compiled === undefined
       ? ["--conditions=source", "--enable-source-maps", "--import", "tsx", script, ...args]
       : ["--enable-source-maps", compiled, ...args]
-  const child = spawn(process.execPath, nodeArgs, { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, nodeArgs, {
+    cwd: REPO_ROOT,
+    env: cleanEnv(env),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
   let stdout = ""
   let stderr = ""
   const lineListeners = new Set<(line: string) => void>()
