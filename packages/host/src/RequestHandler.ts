@@ -45,6 +45,7 @@ const dispatch = <R>(
   options: RequestHandlerOptions<R>,
   request: RouteRequest
 ): Effect.Effect<RouteResponse, never, R> => {
+  const requestId = requestIdOf(request)
   const routed: Effect.Effect<RouteResponse, ApiError, R> = Effect.suspend(() => {
     const match = options.router.match(request.method, request.path)
     switch (match._tag) {
@@ -70,8 +71,22 @@ const dispatch = <R>(
         ? Effect.failCause(cause as Cause.Cause<never>)
         : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
     ),
-    Effect.annotateLogs({ method: request.method, path: request.path })
+    Effect.map((response) => ({ ...response, headers: { ...response.headers, "X-Request-Id": requestId } })),
+    Effect.tap((response) =>
+      Effect.logDebug("request").pipe(Effect.annotateLogs({ status: response.status }))
+    ),
+    Effect.annotateLogs({ requestId, method: request.method, path: request.path })
   )
+}
+
+// Request ids: the client's `X-Request-Id` when it is a sane token, else this process's own.
+const processTag = Math.random().toString(36).slice(2, 8)
+let requestCounter = 0
+const requestIdOf = (request: RouteRequest): string => {
+  const given = request.headers["x-request-id"]
+  return given !== undefined && /^[A-Za-z0-9._:-]{1,64}$/.test(given)
+    ? given
+    : `${processTag}-${(++requestCounter).toString(36)}`
 }
 
 /**
