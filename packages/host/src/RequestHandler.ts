@@ -40,6 +40,40 @@ export const errorResponse = (error: ApiError): RouteResponse => ({
 
 const statusLine = (status: number): string => `${status} ${STATUS_CODES[status] ?? "Unknown"}`
 
+// Node's socket errors and PostgreSQL's connection-exception class (08xxx) and shutdown codes.
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "57P01",
+  "57P02",
+  "57P03"
+])
+const UNREACHABLE_MESSAGE =
+  /ECONNREFUSED|Connection terminated|connection timeout|timeout exceeded when trying to connect|terminating connection|the database system is (shutting down|starting up)/i
+
+/**
+ * Whether a failure comes from the database being unreachable (PostgreSQL stopped, restarting, or
+ * its connections cut), as opposed to a bug: such a request is answered 503 at once, like
+ * `/readyz`, and the client may retry. The error chain (`cause` links) of every defect is searched.
+ */
+export const isDatabaseUnreachable = (cause: Cause.Cause<unknown>): boolean => {
+  const stack: Array<unknown> = [...Cause.defects(cause), ...Cause.failures(cause)]
+  const seen = new Set<unknown>()
+  while (stack.length > 0) {
+    const error = stack.pop()
+    if (error === null || typeof error !== "object" || seen.has(error)) continue
+    seen.add(error)
+    const { code, message } = error as { code?: unknown; message?: unknown }
+    if (typeof code === "string" && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true
+    if (typeof message === "string" && UNREACHABLE_MESSAGE.test(message)) return true
+    stack.push((error as { cause?: unknown }).cause)
+  }
+  return false
+}
+
 /** The routed handling of one request, with every failure turned into the standard error body. */
 const dispatch = <R>(
   options: RequestHandlerOptions<R>,
@@ -69,7 +103,11 @@ const dispatch = <R>(
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause as Cause.Cause<never>)
-        : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
+        : isDatabaseUnreachable(cause)
+          ? Effect.logWarning("database unreachable", cause).pipe(
+              Effect.as(errorResponse(apiError("serviceUnavailable", "database is not reachable")))
+            )
+          : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
     ),
     Effect.map((response) => ({ ...response, headers: { ...response.headers, "X-Request-Id": requestId } })),
     Effect.tap((response) =>
