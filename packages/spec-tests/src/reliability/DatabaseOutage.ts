@@ -71,11 +71,14 @@ export const runDatabaseOutage = async (options: {
     const writer = async () => {
       while (!stopped) {
         const started = Date.now()
+        // Only a request sent and answered inside the outage counts (pg_ctlcluster blocks this
+        // process while it stops the cluster: answers read then were given before).
+        const sentDuring = phase === "outage"
         const a = await taker.request("POST", "/v1/rfq/0", body).catch(() => undefined)
         const ms = Date.now() - started
         if (a?.status === 200)
           witness.record({ t: "rfq", rfqId: (a.body as { rfqId: number }).rfqId, split: "single" })
-        if (phase === "outage") {
+        if (sentDuring && phase === "outage") {
           figures.outageAnswers++
           figures.outageSlowestMs = Math.max(figures.outageSlowestMs, ms)
           if (a === undefined || a.status !== 503 || !isStandardError(a)) {
