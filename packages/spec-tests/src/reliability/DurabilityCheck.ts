@@ -117,7 +117,16 @@ export const checkDurability = async (
           note("lost", `trade ${ack.tradeId} is ${trade.status} after being acknowledged`)
         if (rfq?.status !== "filled" && rfq?.status !== "filledPartial")
           note("lost", `rfq ${ack.rfqId} of acknowledged trade is ${rfq?.status}`)
-        const settled = (allocationsOf.get(trade.id) ?? []).filter((a) => a.status === "filled")
+        const stored = allocationsOf.get(trade.id) ?? []
+        // The per-account outcomes the client was shown (split RFQs) are the ones stored.
+        const shown = [...ack.allocations].sort().join(",")
+        const kept = stored
+          .map((a) => a.status)
+          .sort()
+          .join(",")
+        if (ack.allocations.length > 0 && shown !== kept)
+          note("lost", `allocations of trade ${ack.tradeId}: acknowledged ${shown}, stored ${kept}`)
+        const settled = stored.filter((a) => a.status === "filled")
         for (const id of ack.blockTradeIds) {
           const venueId = settled.find((a) => a.exchange_trade_id === id)
           if (venueId === undefined) note("lost", `block trade ${id} of trade ${ack.tradeId} (allocation)`)

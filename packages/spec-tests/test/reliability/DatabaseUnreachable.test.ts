@@ -9,12 +9,16 @@ import { describe, expect, it } from "vitest"
  * The host tells an unreachable database from a bug by the error chain.
  */
 const pgError = (message: string, code: string) => Object.assign(new Error(message), { code })
-const sqlDefect = (cause: unknown) => Cause.die(new SqlError({ cause, message: "Failed to execute statement" }))
+const sqlDefect = (cause: unknown) =>
+  Cause.die(new SqlError({ cause, message: "Failed to execute statement" }))
 
 describe("isDatabaseUnreachable", () => {
   it.each([
     ["connection refused", sqlDefect(pgError("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED"))],
-    ["server shut down (57P01)", sqlDefect(pgError("terminating connection due to administrator command", "57P01"))],
+    [
+      "server shut down (57P01)",
+      sqlDefect(pgError("terminating connection due to administrator command", "57P01"))
+    ],
     ["connection cut", sqlDefect(new Error("Connection terminated unexpectedly"))],
     ["connection exception class 08", sqlDefect(pgError("connection failure", "08006"))]
   ])("%s is an outage", (_name, cause) => {

@@ -101,6 +101,14 @@ describe("checkDurability", () => {
     expect((await verdict(t)).lost).toBe(3)
   })
 
+  it("counts an acknowledged per-account outcome that the database no longer holds as lost", async () => {
+    const t = healthy()
+    t.allocations = t.allocations.map((a, i) =>
+      i === 1 ? { ...a, status: "failed", exchange_trade_id: null } : a
+    )
+    expect((await verdict(t)).lost).toBeGreaterThanOrEqual(2)
+  })
+
   it("counts a second execution for the same RFQ as doubled", async () => {
     const t = healthy()
     t.ledger.push({ venue: "DBT", idempotency_key: key(1, 2, 1), block_trade_id: "DBT-3" })
