@@ -21,6 +21,8 @@ import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./RequestHandler.js"
 import { restRoutes } from "./RestRoutes.js"
 import { docsRoutes } from "./DocsPage.js"
+import type { HttpServer } from "./HttpServer.js"
+import { attachWebSocket, webSocketOptions } from "./ws/WebSocketEndpoint.js"
 import { healthRoutes } from "./HealthRoutes.js"
 import { Metrics } from "./Metrics.js"
 import { makeOpenApiDocument } from "./OpenApi.js"
@@ -95,6 +97,13 @@ export const appLayer = (input: HostInput) => {
     Layer.provideMerge(database)
   )
 }
+
+/** The WebSocket endpoint, with its session count reported to the metrics of this host. */
+export const appOnListening = (input: HostInput, server: HttpServer) =>
+  Effect.gen(function* () {
+    const endpoint = yield* attachWebSocket(server.app, webSocketOptions(input.config))
+    metricsOf(input).webSocketSessions = endpoint.connections
+  })
 
 export type AppServices = Layer.Layer.Success<ReturnType<typeof appLayer>>
 

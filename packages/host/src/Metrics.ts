@@ -31,12 +31,8 @@ export class Metrics {
     labelNames: ["venue", "operation", "outcome"] as const,
     registers: [this.registry]
   })
-  readonly wsSessions = new client.Gauge({
-    name: "rfq_websocket_sessions",
-    help: "Open WebSocket sessions",
-    registers: [this.registry]
-  })
   openRfqs: () => number = () => 0
+  webSocketSessions: () => number = () => 0
 
   constructor() {
     const self = this
@@ -46,6 +42,14 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(self.openRfqs())
+      }
+    })
+    new client.Gauge({
+      name: "rfq_websocket_sessions",
+      help: "Open WebSocket sessions",
+      registers: [this.registry],
+      collect() {
+        this.set(self.webSocketSessions())
       }
     })
     client.collectDefaultMetrics({ register: this.registry })

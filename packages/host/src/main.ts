@@ -1,9 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { ping } from "@rfq/engine"
 import { Effect } from "effect"
-import { type AppServices, appAround, appLayer, appRoutes } from "./App.js"
+import { type AppServices, appAround, appLayer, appOnListening, appRoutes } from "./App.js"
 import { isStartupFailure, runHost } from "./Host.js"
-import { webSocketOnListening } from "./ws/WebSocketEndpoint.js"
 
 // A start that cannot proceed prints one plain line on stderr and exits 1 (runMain's teardown);
 // SIGTERM/SIGINT interrupt the program, which drains, closes the database, unlocks and exits 0.
@@ -12,7 +11,7 @@ const program = runHost<AppServices>({
   ping,
   routes: appRoutes,
   around: appAround,
-  onListening: webSocketOnListening
+  onListening: appOnListening
 }).pipe(
   Effect.tapError((error) =>
     Effect.sync(() => {
