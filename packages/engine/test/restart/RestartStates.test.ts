@@ -125,9 +125,10 @@ describe.each(testDatabases)("restart in every RFQ state on $name", ({ layer }) 
           messages.invalid
         )
         assert.strictEqual(yield* status(refused), "open")
+        // The filled quote's taker is told the RFQ is no longer open.
         assert.strictEqual(
           refusal(yield* Effect.either(again.trade(callers.taker, filledAsk))),
-          messages.recordNotFound
+          messages.invalid
         )
         assert.strictEqual(
           refusal(yield* Effect.either(again.cancelRfq(callers.taker, filled))),
