@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads"
 import { type Answer, call, isStandardError } from "./Http.js"
 import type { RunningHost } from "./HostProcess.js"
 import { createRfq, credentialsOf, Desk, rfqBody } from "./Lifecycle.js"
@@ -25,6 +26,13 @@ export interface LimitFigures {
 
 const describe = (a: Answer) =>
   `${a.status} ${(a.body as { message?: string } | undefined)?.message ?? a.text.slice(0, 80)}`
+
+/**
+ * One hostile request every 50 ms (20 per second, twelve times the default per-user rate limit of
+ * 100 per minute, which these hosts lift). A back-to-back loop would instead measure fair sharing
+ * of one event loop between two clients: even a cheap 400 sent without pause takes half of it.
+ */
+export const ATTACK_GAP_MS = 50
 
 // Built once: the attack should cost the host, not the attacker.
 let bodies: { big: Uint8Array; deepArray: string; deepObject: string } | undefined
@@ -75,14 +83,31 @@ const median = (xs: Array<number>) => {
   return s[Math.floor(s.length / 2)] ?? 0
 }
 
-const timedReads = async (desk: Desk, rfqId: number, count: number) => {
-  const out: Array<number> = []
+/**
+ * The well-behaved client lives on its own thread: sharing the attacker's event loop (which
+ * pushes 10 MB bodies) would measure the test process, not the host.
+ */
+const READER = `
+const { parentPort, workerData } = require("node:worker_threads")
+parentPort.on("message", async (count) => {
+  const out = []
   for (let i = 0; i < count; i++) {
     const start = performance.now()
-    await desk.request("GET", `/v1/rfq/${rfqId}`)
+    const response = await fetch(workerData.url, { headers: { authorization: "Bearer " + workerData.token } })
+    await response.arrayBuffer()
     out.push(performance.now() - start)
   }
-  return out
+  parentPort.postMessage(out)
+})`
+
+const makeReader = (url: string, token: string) => {
+  const worker = new Worker(READER, { eval: true, workerData: { url, token } })
+  const reads = (count: number) =>
+    new Promise<Array<number>>((resolve) => {
+      worker.once("message", resolve)
+      worker.postMessage(count)
+    })
+  return { reads, close: () => worker.terminate() }
 }
 
 const wsAttacks = async (base: string, token: string): Promise<Array<LimitCase> | undefined> => {
@@ -127,15 +152,17 @@ const wsAttacks = async (base: string, token: string): Promise<Array<LimitCase> 
 export const runResourceLimits = async (host: RunningHost, rounds: number): Promise<LimitFigures> => {
   const taker = await Desk.login(host.url, "demo-taker")
   const rfqId = await createRfq(taker, rfqBody("single", await credentialsOf(taker), ["maker-1"]))
-  await timedReads(taker, rfqId, 50) // warm up
+  const reader = makeReader(`${host.url}/v1/rfq/${rfqId}`, taker.token)
+  await reader.reads(50) // warm up
   attackBodies()
-  const rssBefore = host.rss() ?? 0
+  let rssBefore = host.rss() ?? 0
   const cases: Array<LimitCase> = []
   const attackRound = async (round: number) => {
     for (const attack of restAttacks(taker.token)) {
       const a = await attack
         .send(host.url)
         .catch((e: unknown) => ({ status: 0, text: String(e), body: undefined, headers: new Headers() }))
+      await new Promise((r) => setTimeout(r, ATTACK_GAP_MS))
       if (round === 0 || a.status !== attack.expect || !isStandardError(a))
         cases.push({
           name: attack.name,
@@ -149,15 +176,19 @@ export const runResourceLimits = async (host: RunningHost, rounds: number): Prom
   const baseline: Array<number> = []
   const underAttack: Array<number> = []
   for (let round = 0; round < rounds; round++) {
-    baseline.push(...(await timedReads(taker, rfqId, 40)))
+    baseline.push(...(await reader.reads(40)))
     let done = false
     const attack = attackRound(round).finally(() => {
       done = true
     })
-    do underAttack.push(...(await timedReads(taker, rfqId, 10)))
+    do underAttack.push(...(await reader.reads(10)))
     while (!done)
     await attack
+    // Growth is counted from the end of the first round: what the process allocates once to
+    // serve these requests at all (buffers, compiled code) is not growth.
+    if (round === 0) rssBefore = host.rss() ?? rssBefore
   }
+  await reader.close()
   const ws = await wsAttacks(host.url, taker.token)
   if (ws !== undefined) cases.push(...ws)
   const alive = await call(host.url, "GET", "/healthz")
