@@ -1,0 +1,127 @@
+/**
+ * Lifecycle load: `clients` concurrent loops, each running create RFQ (taker) → three quotes,
+ * one per demo maker, sent together → accept the first (taker), against the host over REST, for
+ * a fixed time. Leg prices come from the host's leg-price helper for a fresh RFQ's mark and are
+ * reused by a loop for up to a second (marks move slowly), so pricing is not part of the measured
+ * lifecycle; a quote refused for its price triggers a re-price and counts as an error.
+ */
+import { performance } from "node:perf_hooks"
+import {
+  Api,
+  ApiFailure,
+  DEMO_MAKERS,
+  DEMO_TAKER,
+  demoRfq,
+  type PricedLeg,
+  priceLegs,
+  quoteBody
+} from "../Api.js"
+import { childConfig, measureWindow, runChild, tell } from "../ChildIo.js"
+import { Samples, type LatencySummary } from "../Stats.js"
+
+export interface LifecycleConfig {
+  readonly url: string
+  readonly clients: number
+  readonly warmupMs: number
+  readonly durationMs: number
+}
+
+export interface LifecycleResult {
+  readonly type: "result"
+  readonly lifecycles: number
+  readonly errors: number
+  readonly firstError?: string
+  readonly elapsedMs: number
+  readonly lifecyclesPerSecond: number
+  readonly steps: Record<"create" | "quote" | "accept" | "lifecycle", LatencySummary>
+}
+
+const REPRICE_AFTER_MS = 1_000
+
+runChild(async () => {
+  const config = childConfig<LifecycleConfig>()
+  const api = new Api(config.url, config.clients * 4 + 4)
+  const taker = await api.token(DEMO_TAKER)
+  const makers = await Promise.all(DEMO_MAKERS.map((m) => api.token(m)))
+  const steps = {
+    create: new Samples(),
+    quote: new Samples(),
+    accept: new Samples(),
+    lifecycle: new Samples()
+  }
+  let measuring = false
+  let stopping = false
+  let lifecycles = 0
+  let errors = 0
+  let firstError: string | undefined
+
+  const timed = async <A>(samples: Samples, body: () => Promise<A>): Promise<A> => {
+    const started = performance.now()
+    const result = await body()
+    if (measuring) samples.add(performance.now() - started)
+    return result
+  }
+
+  const loop = async () => {
+    let legs: ReadonlyArray<PricedLeg> | undefined
+    let pricedAt = 0
+    while (!stopping) {
+      try {
+        const started = performance.now()
+        const { rfqId } = await timed(steps.create, () =>
+          api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)
+        )
+        if (legs === undefined || started - pricedAt > REPRICE_AFTER_MS) {
+          legs = await priceLegs(api, makers[0]!, rfqId)
+          pricedAt = performance.now()
+        }
+        const priced = legs
+        const quotes = await Promise.all(
+          makers.map((maker) =>
+            timed(steps.quote, () =>
+              api.request<{ rfqQuoteId: number }>("POST", "/v1/rfq/quote", quoteBody(rfqId, priced), maker)
+            )
+          )
+        )
+        await timed(steps.accept, () =>
+          api.request("POST", "/v1/rfq/trade", { rfqQuoteId: quotes[0]!.rfqQuoteId }, taker)
+        )
+        if (measuring) {
+          steps.lifecycle.add(performance.now() - started)
+          lifecycles++
+        }
+      } catch (error) {
+        if (measuring) errors++
+        firstError ??= error instanceof Error ? error.message : String(error)
+        if (error instanceof ApiFailure && error.status === 400) legs = undefined
+        else if (!(error instanceof ApiFailure)) throw error
+      }
+    }
+  }
+
+  const loops = Array.from({ length: config.clients }, loop)
+  await new Promise((r) => setTimeout(r, config.warmupMs))
+  measuring = true
+  const started = performance.now()
+  await measureWindow(config.durationMs, () => lifecycles > 0)
+  measuring = false
+  const elapsedMs = performance.now() - started
+  stopping = true
+  await Promise.all(loops)
+  api.close()
+  const result: LifecycleResult = {
+    type: "result",
+    lifecycles,
+    errors,
+    ...(firstError === undefined ? {} : { firstError }),
+    elapsedMs,
+    lifecyclesPerSecond: (lifecycles / elapsedMs) * 1000,
+    steps: {
+      create: steps.create.summary(),
+      quote: steps.quote.summary(),
+      accept: steps.accept.summary(),
+      lifecycle: steps.lifecycle.summary()
+    }
+  }
+  await tell(result)
+})

@@ -1,0 +1,118 @@
+/**
+ * Quoting load over WebSocket: `connections` maker sessions, each owning one active quote, each
+ * sending `v1/quote/update` (alternating between two valid price sets) one at a time for a fixed
+ * time; then, on the same connections, `heartbeat` round trips the same way. The quotes are made
+ * once over REST and JSON-RPC before anything is timed.
+ */
+import { performance } from "node:perf_hooks"
+import { Api, DEMO_MAKERS, DEMO_TAKER, demoRfq, type PricedLeg, priceLegs, quoteBody } from "../Api.js"
+import { childConfig, measureWindow, runChild, tell } from "../ChildIo.js"
+import { type LatencySummary, Samples } from "../Stats.js"
+import { openMany, RpcFailure } from "../WsClient.js"
+
+export interface WsQuotingConfig {
+  readonly httpUrl: string
+  readonly wsUrl: string
+  readonly connections: number
+  readonly warmupMs: number
+  readonly durationMs: number
+}
+
+export interface Phase {
+  readonly calls: number
+  readonly errors: number
+  readonly firstError?: string
+  readonly perSecond: number
+  readonly latency: LatencySummary
+}
+
+export interface WsQuotingResult {
+  readonly type: "result"
+  readonly updates: Phase
+  readonly heartbeats: Phase
+}
+
+runChild(async () => {
+  const config = childConfig<WsQuotingConfig>()
+  const api = new Api(config.httpUrl, 16)
+  const taker = await api.token(DEMO_TAKER)
+  const makers = await Promise.all(DEMO_MAKERS.map((m) => api.token(m)))
+  const rfqCount = Math.ceil(config.connections / makers.length)
+  const rfqs: Array<{ rfqId: number; prices: [ReadonlyArray<PricedLeg>, ReadonlyArray<PricedLeg>] }> = []
+  for (let i = 0; i < rfqCount; i++) {
+    const { rfqId } = await api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)
+    rfqs.push({
+      rfqId,
+      prices: [await priceLegs(api, makers[0]!, rfqId), await priceLegs(api, makers[0]!, rfqId, 2)]
+    })
+  }
+  const connections = await openMany(config.wsUrl, config.connections)
+  const quotes = await Promise.all(
+    connections.map(async (connection, i) => {
+      await connection.call("auth", { token: makers[i % makers.length] })
+      const rfq = rfqs[Math.floor(i / makers.length)]!
+      const { rfqQuoteId } = await connection.call<{ rfqQuoteId: number }>(
+        "v1/quote/create",
+        quoteBody(rfq.rfqId, rfq.prices[0])
+      )
+      return { connection, rfqQuoteId, prices: rfq.prices }
+    })
+  )
+
+  const phase = async (
+    call: (q: (typeof quotes)[number], round: number) => Promise<unknown>
+  ): Promise<Phase> => {
+    const latency = new Samples()
+    let measuring = false
+    let stopping = false
+    let calls = 0
+    let errors = 0
+    let firstError: string | undefined
+    const loop = async (q: (typeof quotes)[number]) => {
+      for (let round = 1; !stopping; round++) {
+        const started = performance.now()
+        try {
+          await call(q, round)
+          if (measuring) {
+            latency.add(performance.now() - started)
+            calls++
+          }
+        } catch (error) {
+          if (!(error instanceof RpcFailure)) throw error
+          if (measuring) errors++
+          firstError ??= error.message
+        }
+      }
+    }
+    const loops = quotes.map(loop)
+    await new Promise((r) => setTimeout(r, config.warmupMs))
+    measuring = true
+    const started = performance.now()
+    await measureWindow(config.durationMs, () => calls > 0)
+    measuring = false
+    const elapsed = performance.now() - started
+    stopping = true
+    await Promise.all(loops)
+    return {
+      calls,
+      errors,
+      ...(firstError === undefined ? {} : { firstError }),
+      perSecond: (calls / elapsed) * 1000,
+      latency: latency.summary()
+    }
+  }
+
+  const updates = await phase((q, round) =>
+    q.connection.call("v1/quote/update", {
+      rfqQuoteId: q.rfqQuoteId,
+      amount: 50,
+      settlementOption: "DBT",
+      legs: q.prices[round % 2]
+    })
+  )
+  const heartbeats = await phase((q) => q.connection.call("heartbeat"))
+  for (const q of quotes) q.connection.close()
+  api.close()
+  const result: WsQuotingResult = { type: "result", updates, heartbeats }
+  await tell(result)
+})

@@ -1,0 +1,110 @@
+import type { BenchContext } from "../BenchContext.js"
+import type { FanOutConfig, FanOutResult } from "../children/fanOutClients.js"
+import { childScript, spawnTs } from "../Processes.js"
+import { check, formatNumber, type ScenarioResult, type TargetCheck } from "../Report.js"
+import { webSocketServed } from "../WsClient.js"
+
+export interface FanOutSizes {
+  readonly makers: ReadonlyArray<number>
+  readonly sequentialRfqs: number
+  readonly burstRfqs: number
+  readonly burstConcurrency: number
+  readonly targets: boolean
+}
+
+const run = async (config: FanOutConfig): Promise<FanOutResult> => {
+  const child = spawnTs(childScript("fanOutClients.ts"), [JSON.stringify(config)])
+  try {
+    return await child.next<FanOutResult>("result", 600_000)
+  } finally {
+    await child.stop()
+  }
+}
+
+/**
+ * Scenario 3: N maker connections subscribed to `rfq.maker`; an RFQ is created over REST and every
+ * connection must receive its `created` notification. Latency runs from sending the create to each
+ * frame's arrival (so it includes the create's own durable write); throughput is notifications
+ * per second during a burst of creates. The baseline is raw uWS publishing the very same bytes to
+ * N subscribers of one topic when a tiny POST arrives, timed by the same client code.
+ */
+export const fanOut = async (ctx: BenchContext, sizes: FanOutSizes): Promise<ScenarioResult> => {
+  const host = await ctx.sharedHost()
+  const served = await webSocketServed(host.wsUrl)
+  if (!served.served) {
+    const skipped = `the host does not serve the WebSocket endpoint yet (${host.wsUrl}: ${served.reason})`
+    ctx.log(`  SKIPPED: ${skipped}`)
+    return {
+      id: "fan-out",
+      title: "Fan-out to rfq.maker",
+      skipped,
+      figures: {},
+      targets: [],
+      notes: [skipped]
+    }
+  }
+  const figures: Record<string, number | string> = {}
+  const targets: Array<TargetCheck> = []
+  const notes: Array<string> = []
+  for (const makers of sizes.makers) {
+    const common = {
+      makers,
+      sequentialRfqs: sizes.sequentialRfqs,
+      burstRfqs: sizes.burstRfqs,
+      burstConcurrency: sizes.burstConcurrency,
+      timeoutMs: 30_000
+    }
+    const service = await ctx.measured(host, () =>
+      run({ mode: "host", httpUrl: host.url, wsUrl: host.wsUrl, ...common })
+    )
+    const server = spawnTs(childScript("helloUws.ts"), [
+      JSON.stringify({ body: "", headers: [], frame: service.sampleFrame })
+    ])
+    let baseline: FanOutResult
+    try {
+      const { port } = await server.next<{ type: string; port: number }>("ready", 60_000)
+      baseline = await run({
+        mode: "baseline",
+        httpUrl: `http://127.0.0.1:${port}`,
+        wsUrl: `ws://127.0.0.1:${port}/ws`,
+        ...common
+      })
+    } finally {
+      await server.stop()
+    }
+    const throughputRatio = service.notificationsPerSecond / baseline.notificationsPerSecond
+    ctx.log(
+      `  ${makers} makers: service p50 ${formatNumber(service.latency.p50)} ms p99 ${formatNumber(service.latency.p99)} ms ` +
+        `(create answered p50 ${formatNumber(service.trigger.p50)} ms; after the answer p50 ${formatNumber(service.afterAnswer.p50)} ms p99 ${formatNumber(service.afterAnswer.p99)} ms), ` +
+        `${formatNumber(service.notificationsPerSecond)} notifications/s; ` +
+        `raw uWS p50 ${formatNumber(baseline.latency.p50)} ms p99 ${formatNumber(baseline.latency.p99)} ms, ` +
+        `${formatNumber(baseline.notificationsPerSecond)} notifications/s; throughput ratio ${throughputRatio.toFixed(3)} (${service.frameBytes} B/frame)`
+    )
+    Object.assign(figures, {
+      [`m${makers}P50Ms`]: service.latency.p50,
+      [`m${makers}P99Ms`]: service.latency.p99,
+      [`m${makers}LastArrivalP99Ms`]: service.lastArrival.p99,
+      [`m${makers}CreateP50Ms`]: service.trigger.p50,
+      [`m${makers}CreateP99Ms`]: service.trigger.p99,
+      [`m${makers}AfterAnswerP50Ms`]: service.afterAnswer.p50,
+      [`m${makers}AfterAnswerP99Ms`]: service.afterAnswer.p99,
+      [`m${makers}NotificationsPerSecond`]: service.notificationsPerSecond,
+      [`m${makers}BaselineP50Ms`]: baseline.latency.p50,
+      [`m${makers}BaselineP99Ms`]: baseline.latency.p99,
+      [`m${makers}BaselineNotificationsPerSecond`]: baseline.notificationsPerSecond,
+      [`m${makers}ThroughputRatio`]: throughputRatio,
+      [`m${makers}P99RatioToBaseline`]: service.latency.p99 / baseline.latency.p99,
+      frameBytes: service.frameBytes
+    })
+    notes.push(
+      `${makers} makers: p50 ${formatNumber(service.latency.p50)} ms, p99 ${formatNumber(service.latency.p99)} ms (the create itself p50 ${formatNumber(service.trigger.p50)} ms) vs raw uWS p99 ${formatNumber(baseline.latency.p99)} ms; ` +
+        `${formatNumber(service.notificationsPerSecond)} vs ${formatNumber(baseline.notificationsPerSecond)} notifications/s (${throughputRatio.toFixed(3)})`
+    )
+    if (sizes.targets && makers === 1000) {
+      targets.push(
+        check("fan-out to 1,000 makers, p99 create → notified", service.latency.p99, "<", 50, " ms")
+      )
+    }
+  }
+  return { id: "fan-out", title: "Fan-out to rfq.maker", figures, targets, notes }
+}
