@@ -54,3 +54,13 @@ export const formatFigures = (figures: ReadonlyArray<Figure>): string =>
         `  ${f.ok ? "ok  " : "FAIL"} ${f.item} | ${f.name}: ${f.value} (target ${f.target})${f.note === undefined ? "" : ` — ${f.note}`}\n`
     )
     .join("")
+
+/** Iteration counts of each item: full for `npm run test:reliability`, short inside `npm test`. */
+export const SCALE = {
+  crashKills: { full: 50, short: 2 },
+  raceRounds: { full: 1000, short: 10 },
+  fuzzRequests: { full: 10_000, short: 300 },
+  fuzzFrames: { full: 10_000, short: 300 },
+  tenancyFuzzedIds: { full: 2000, short: 100 },
+  limitRounds: { full: 20, short: 2 }
+} as const

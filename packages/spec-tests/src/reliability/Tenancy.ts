@@ -1,12 +1,12 @@
 import fc from "fast-check"
 import { type Answer, isStandardError } from "./Http.js"
+import { extraFields } from "./ExtraFields.js"
 import {
   createQuote,
   createRfq,
   credentialsOf,
   Desk,
   getRfq,
-  legPricesFor,
   rfqBody,
   type TradeAnswer
 } from "./Lifecycle.js"
@@ -277,7 +277,7 @@ export const runTenancy = async (
   const after = await snapshot(taker, maker1, [openRfq, tradedRfq])
   if (after !== before) problem("crossTenantWrites", `the owner's objects changed: ${diff(before, after)}`)
 
-  await extraFields(taker, maker1, takerCredentials, problem)
+  await extraFields(taker, maker1, takerCredentials, (what) => problem("extraFieldEffects", what))
   return figures
 }
 
@@ -285,73 +285,4 @@ const diff = (a: string, b: string) => {
   let i = 0
   while (i < a.length && a[i] === b[i]) i++
   return `…${a.slice(Math.max(0, i - 60), i + 60)} → …${b.slice(Math.max(0, i - 60), i + 60)}`
-}
-
-/** Fields a client must not be able to set: server-owned state, another desk, prices on a trade. */
-const extraFields = async (
-  taker: Desk,
-  maker1: Desk,
-  takerCredentials: Parameters<typeof rfqBody>[1],
-  problem: (kind: "extraFieldEffects", what: string) => void
-) => {
-  const hostile = `{"status":"filled","deskId":4,"takerDeskId":4,"role":"maker","createdAt":1,"expiresAt":9999999999999,"rfqId":1,"tradePrice":1,"__proto__":{"status":"filled","isAdmin":true},"constructor":{"prototype":{"polluted":true}}`
-  const body = JSON.stringify(rfqBody("single", takerCredentials, ["maker-1"]))
-  const created = await taker.request("POST", "/v1/rfq/0", `${hostile},${body.slice(1)}`)
-  if (created.status !== 200) {
-    problem("extraFieldEffects", `create with extra fields: ${created.status} ${created.text.slice(0, 200)}`)
-    return
-  }
-  const rfqId = (created.body as { rfqId: number }).rfqId
-  const rfq = (await getRfq(taker, rfqId)) as unknown as Record<string, unknown>
-  if (rfq.status !== "open") problem("extraFieldEffects", `rfq status ${String(rfq.status)}`)
-  if (rfq.role !== "taker") problem("extraFieldEffects", `rfq role ${String(rfq.role)}`)
-  if (rfq.createdAt === 1 || rfq.expiresAt === 9999999999999)
-    problem("extraFieldEffects", "timestamps taken from the body")
-  const outsider = await Desk.login(taker.base, "demo-maker-2")
-  if ((await outsider.request("GET", `/v1/rfq/${rfqId}`)).status !== 404)
-    problem("extraFieldEffects", "deskId moved the RFQ")
-
-  const legs = (await getRfq(maker1, rfqId)).legs
-  const quoteAnswer = await maker1.request("POST", "/v1/rfq/quote", {
-    rfqId,
-    direction: "sell",
-    amount: 50,
-    settlementOption: "DBT",
-    legs: await legPricesFor(maker1, rfqId),
-    price: 0.0001,
-    status: "filled",
-    makerId: "maker-2",
-    deskId: 4
-  })
-  if (quoteAnswer.status !== 200) {
-    problem(
-      "extraFieldEffects",
-      `quote with extra fields: ${quoteAnswer.status} ${quoteAnswer.text.slice(0, 200)}`
-    )
-    return
-  }
-  const quoteId = (quoteAnswer.body as { rfqQuoteId: number }).rfqQuoteId
-  const mine = (await maker1.request("GET", `/v1/rfq/quotes?rfqId=${rfqId}`)).body as {
-    results: Array<{ rfqQuoteId: number; price: number }>
-  }
-  const quote = mine.results.find((q) => q.rfqQuoteId === quoteId)
-  if (quote === undefined) problem("extraFieldEffects", "the quote left its maker")
-  else if (quote.price === 0.0001) problem("extraFieldEffects", "quote price taken from the body")
-  const trade = await taker.request(
-    "POST",
-    "/v1/rfq/trade",
-    `{"rfqQuoteId":${quoteId},"price":0.0001,"amount":1,"status":"cancelled","deskId":4,"__proto__":{"price":0.0001}}`
-  )
-  if (trade.status !== 200) {
-    problem("extraFieldEffects", `trade with extra fields: ${trade.status} ${trade.text.slice(0, 200)}`)
-    return
-  }
-  const traded = (await getRfq(taker, rfqId)) as unknown as Record<string, unknown>
-  if (traded.status !== "filled") problem("extraFieldEffects", `traded status ${String(traded.status)}`)
-  if (quote !== undefined && traded.tradePrice !== quote.price)
-    problem("extraFieldEffects", `trade price ${String(traded.tradePrice)} vs quote ${quote.price}`)
-  if (traded.tradeAmount !== 50) problem("extraFieldEffects", `trade amount ${String(traded.tradeAmount)}`)
-  if (legs.length !== 2) problem("extraFieldEffects", "legs changed")
-  if (({} as Record<string, unknown>).polluted !== undefined)
-    problem("extraFieldEffects", "prototype polluted")
 }
