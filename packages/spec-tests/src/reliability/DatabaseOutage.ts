@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { dropSchema, openDatabase, type Place } from "./DatabaseReader.js"
 import { checkDurability } from "./DurabilityCheck.js"
@@ -136,6 +137,7 @@ export const runDatabaseOutage = async (options: {
   } finally {
     await db.close()
     await dropSchema(place.schema)
+    fs.rmSync(place.dataDir, { recursive: true, force: true })
   }
   return figures
 }
