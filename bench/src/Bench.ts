@@ -21,8 +21,8 @@ export interface Sizes {
 
 /**
  * How big each scenario runs. `full` is the issue's run (a few minutes); `quick` the same shape
- * in under a minute of load (plus host start-ups), targets still printed but indicative; `smoke`
- * is the harness on tiny sizes for `npm test`, with no targets.
+ * with about half a minute of load on one PostgreSQL host (when a server answers), targets still
+ * printed but indicative; `smoke` is the harness on tiny sizes for `npm test`, with no targets.
  */
 export const sizesFor = (mode: Mode): Sizes => {
   switch (mode) {
@@ -48,8 +48,15 @@ export const sizesFor = (mode: Mode): Sizes => {
       }
     case "quick":
       return {
-        restRead: { connections: 32, warmupMs: 500, durationMs: 3_000, rounds: 1, targets: true },
-        lifecycle: { clients: 8, warmupMs: 1_000, durationMs: 4_000, targets: true, databases: ["postgres"] },
+        restRead: { connections: 32, warmupMs: 2_000, durationMs: 3_000, rounds: 1, targets: true },
+        lifecycle: {
+          clients: 8,
+          warmupMs: 1_000,
+          durationMs: 4_000,
+          targets: true,
+          databases: ["postgres"],
+          shareHostOn: "postgres"
+        },
         fanOut: {
           makers: [100, 1000],
           sequentialRfqs: 10,
@@ -58,7 +65,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           targets: true
         },
         wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000 },
-        memory: { checkpoints: [10_000], direct: 100, concurrency: 16, targets: true }
+        memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true }
       }
     case "smoke":
       return {
@@ -68,7 +75,8 @@ export const sizesFor = (mode: Mode): Sizes => {
           warmupMs: 200,
           durationMs: 800,
           targets: false,
-          databases: ["postgres", "pglite"]
+          databases: ["postgres", "pglite"],
+          shareHostOn: "pglite"
         },
         fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300 },
@@ -104,7 +112,8 @@ export const runBench = async (options: RunOptions): Promise<RunRecord> => {
   const ctx = new BenchContext(
     log,
     version === undefined ? undefined : options.postgresUrl,
-    options.profileDir
+    options.profileDir,
+    options.mode === "quick" ? "postgres" : "pglite"
   )
   const wanted = (id: ScenarioId) => options.only === undefined || options.only.includes(id)
   const plan: Array<[ScenarioId, string, () => Promise<ScenarioResult>]> = [

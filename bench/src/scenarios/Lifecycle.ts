@@ -13,8 +13,8 @@ export interface LifecycleSizes {
   readonly targets: boolean
   /** Which databases to run on; PostgreSQL is skipped (with a note) when no server answers. */
   readonly databases: ReadonlyArray<"postgres" | "pglite">
-  /** Run the PGlite lifecycle on the shared host instead of a fresh one (the smoke run: one start fewer). */
-  readonly sharedPglite?: boolean
+  /** Run the lifecycle on this database on the shared host instead of a fresh one (one start fewer). */
+  readonly shareHostOn?: "pglite" | "postgres"
 }
 
 /** The host's pool: @effect/sql-pg leaves pg's default of 10 connections. */
@@ -59,7 +59,7 @@ export const lifecycle = async (ctx: BenchContext, sizes: LifecycleSizes): Promi
     }
     const database: DatabaseChoice =
       kind === "postgres" ? { kind: "postgres", url: ctx.postgresUrl! } : { kind: "pglite" }
-    const shared = kind === "pglite" && sizes.sharedPglite === true
+    const shared = kind === sizes.shareHostOn && kind === ctx.sharedHostKind
     const host: BenchHost = shared
       ? await ctx.sharedHost()
       : await ctx.startHost(database, `lifecycle-${kind}`)
