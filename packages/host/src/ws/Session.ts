@@ -1,9 +1,10 @@
-import type { EngineService } from "@rfq/engine"
+import { apiError, type EngineService } from "@rfq/engine"
 import { Cause, Clock, Effect, Fiber, Queue } from "effect"
 import type { AuthService } from "../auth/AuthService.js"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import type { Operation } from "../Operations.js"
 import type { RateLimiter } from "../RateLimiter.js"
+import { isDatabaseUnreachable } from "../RequestHandler.js"
 import type { CancelOnDisconnect } from "./CancelOnDisconnect.js"
 import type { ChannelSubscription } from "./Channels.js"
 import {
@@ -19,6 +20,7 @@ import {
   type RpcReply,
   rateLimitExceeded,
   resultReply,
+  rpcErrorOf,
   subscriptionNotification
 } from "./JsonRpc.js"
 import { type MethodContext, sessionMethods } from "./SessionMethods.js"
@@ -94,6 +96,9 @@ const internalError: RpcError = {
   message: "internal server error",
   data: { status: 500, reason: [] }
 }
+
+/** A defect showing an unreachable database is answered like REST answers it: 503, retryable. */
+const databaseUnreachable: RpcError = rpcErrorOf(apiError("serviceUnavailable", "database is not reachable"))
 
 export const makeSession = (transport: SessionTransport, env: SessionEnvironment): Effect.Effect<Session> =>
   Effect.gen(function* () {
@@ -213,10 +218,15 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.failCause(cause as Cause.Cause<never>)
-              : Effect.logError("JSON-RPC call failed", cause).pipe(
-                  Effect.annotateLogs({ method: entry.method }),
-                  Effect.as({ _tag: "Left" as const, left: internalError })
-                )
+              : isDatabaseUnreachable(cause)
+                ? Effect.logWarning("database unreachable", cause).pipe(
+                    Effect.annotateLogs({ method: entry.method }),
+                    Effect.as({ _tag: "Left" as const, left: databaseUnreachable })
+                  )
+                : Effect.logError("JSON-RPC call failed", cause).pipe(
+                    Effect.annotateLogs({ method: entry.method }),
+                    Effect.as({ _tag: "Left" as const, left: internalError })
+                  )
           ),
           // No stack capture per call: spans here are for timing, and the capture dominated the cost.
           Effect.withSpan(`RPC ${entry.method}`, { captureStackTrace: false })

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, TestClock } from "effect"
+import { Effect, Logger, LogLevel, Option, TestClock } from "effect"
 import { authenticated, callers, makeShared, rfqEvent, startSession } from "./sessionHarness.js"
 
 const INVALID_REQUEST = -32600
@@ -284,6 +284,66 @@ describe("operations as methods", () => {
           data: { status: 500, reason: [] }
         })
       })
+  )
+})
+
+describe("database outage", () => {
+  /** Runs `effect` with every log line recorded as `level message`. */
+  const withLogs = <A, E>(effect: (logs: Array<string>) => Effect.Effect<A, E>) => {
+    const logs: Array<string> = []
+    const recorder = Logger.make(({ logLevel, message }) => {
+      logs.push(
+        `${logLevel.label} ${[message]
+          .flat()
+          .filter((part) => typeof part === "string")
+          .join(" ")}`
+      )
+    })
+    return effect(logs).pipe(
+      Effect.provide(Logger.replace(Logger.defaultLogger, recorder)),
+      Logger.withMinimumLogLevel(LogLevel.All)
+    )
+  }
+
+  it.effect(
+    "a call that dies on an unreachable database answers 503 service unavailable, logged as a warning",
+    () =>
+      withLogs((logs) =>
+        Effect.gen(function* () {
+          const s = yield* authenticated(makeShared(), "token-maker")
+          const reply = yield* s.call("v1/test/unreachable", {})
+          assert.deepStrictEqual(reply, {
+            jsonrpc: "2.0",
+            id: reply.id,
+            method: "v1/test/unreachable",
+            error: {
+              code: -32603,
+              message: "service unavailable",
+              data: { status: 503, reason: ["database is not reachable"] }
+            }
+          })
+          assert.deepStrictEqual(logs, ["WARN database unreachable"])
+          // The session goes on: the next call is answered normally.
+          assert.deepStrictEqual((yield* s.call("v1/test/echo", { n: 1 })).result, {
+            n: 1,
+            userId: callers.maker.userId
+          })
+        })
+      )
+  )
+
+  it.effect("any other defect still answers 500 internal server error, logged as an error", () =>
+    withLogs((logs) =>
+      Effect.gen(function* () {
+        const s = yield* authenticated(makeShared(), "token-maker")
+        assert.deepStrictEqual((yield* s.call("v1/test/defect")).error, {
+          code: -32603,
+          message: "internal server error",
+          data: { status: 500, reason: [] }
+        })
+        assert.deepStrictEqual(logs, ["ERROR JSON-RPC call failed"])
+      })
+    )
   )
 })
 

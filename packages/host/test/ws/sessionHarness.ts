@@ -118,6 +118,14 @@ export const testOperations = (journal: Journal): ReadonlyArray<Operation> => [
   testOp("v1/test/account", "account", Schema.Struct({}), () => Effect.succeed([])),
   testOp("v1/test/missing", "read", Schema.Struct({}), () => Effect.fail(apiError("rfqNotFound"))),
   testOp("v1/test/defect", "read", Schema.Struct({}), () => Effect.die(new Error("boom"))),
+  // What the SQL layer makes of a query while PostgreSQL is stopped: a defect wrapping the driver's error.
+  testOp("v1/test/unreachable", "write", Schema.Struct({}), () =>
+    Effect.die(
+      new Error("Failed to execute statement", {
+        cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })
+      })
+    )
+  ),
   testOp("v1/test/slow", "write", Schema.Struct({ ms: Schema.Number }), (_engine, _caller, input) =>
     Effect.sync(() => journal.push("slow started")).pipe(
       Effect.zipRight(Effect.sleep(input.ms)),

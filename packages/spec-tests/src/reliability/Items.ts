@@ -172,6 +172,16 @@ export const items: ReadonlyArray<Item> = [
           "answers during the outage other than 503 with the standard body",
           f.outageAnswersNot503
         ),
+        info("6 outage", "JSON-RPC writes answered during the outage", f.outageRpcAnswers),
+        {
+          ...zero(
+            "6 outage",
+            "JSON-RPC answers during the outage other than the 503 error",
+            f.outageRpcAnswersNot503
+          ),
+          // None at all would be a pass that looked at nothing.
+          ok: f.outageRpcAnswersNot503 === 0 && f.outageRpcAnswers > 0
+        },
         atMost("6 outage", "slowest answer during the outage", f.outageSlowestMs, 2000, " ms"),
         zero("6 outage", "/readyz not 503 during the outage", f.readyzNot503),
         atMost("6 outage", "recovery after PostgreSQL is back", f.recoveryMs, 5000, " ms"),
