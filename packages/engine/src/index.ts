@@ -21,6 +21,7 @@ export type {
 } from "./services/Venues.js"
 export * from "./services/Pricing.js"
 export * from "./security/SecretBox.js"
+export * from "./security/KeyRotation.js"
 export * from "./accounts/AccountStore.js"
 export * from "./rfq/RfqStore.js"
 export * from "./api/Decode.js"

@@ -29,8 +29,11 @@ import { makeOpenApiDocument } from "./OpenApi.js"
 import { route } from "./Router.js"
 import { version } from "@rfq/engine"
 
+/** The key ring (`ENCRYPTION_KEYS`, or `ENCRYPTION_KEY` / the key file as version 1), copied. */
 const encryptionKeysOf = (input: HostInput) =>
-  new Map([[1, new Uint8Array(Redacted.value(input.secrets.encryptionKey))]])
+  new Map(
+    [...Redacted.value(input.secrets.encryptionKeys)].map(([version, key]) => [version, new Uint8Array(key)])
+  )
 
 /** The demo taker's `dbt-flaky` account fails every execution on the simulated DBT, on every start. */
 const demoVenueAccounts = Effect.gen(function* () {

@@ -19,8 +19,12 @@ export interface HostConfig {
   /** A WebSocket whose unsent output passes this many bytes is cut off (a client that stopped reading). */
   readonly wsMaxBackpressureBytes: number
   readonly rfqTtlSeconds: number
-  /** Unset in embedded mode means "generate into DATA_DIR" (see `resolveSecrets`). */
-  readonly encryptionKey: Option.Option<Redacted.Redacted<Uint8Array>>
+  /**
+   * The key ring for exchange credentials at rest, by key version: `ENCRYPTION_KEYS`, or
+   * `ENCRYPTION_KEY` as version 1. Unset in embedded mode means "generate into DATA_DIR" (see
+   * `resolveSecrets`).
+   */
+  readonly encryptionKeys: Option.Option<EncryptionKeyRing>
   readonly jwtSecret: Option.Option<Redacted.Redacted<Uint8Array>>
   readonly logLevel: LogLevel.LogLevel
 }
@@ -32,6 +36,9 @@ export type DatabaseSetting =
       readonly url: Redacted.Redacted<string>
       readonly schema: Option.Option<string>
     }
+
+/** Key version → 32-byte key. The highest version seals new values; every version opens. */
+export type EncryptionKeyRing = Redacted.Redacted<ReadonlyMap<number, Uint8Array>>
 
 /** A configuration problem, already phrased as the one line the process prints before exiting. */
 export class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration")<{
@@ -129,6 +136,37 @@ export const decodeEncryptionKey = (value: string): Either.Either<Uint8Array, st
   return Either.left("must be 64 hex characters or the base64 encoding of 32 bytes")
 }
 
+/** SecretBox stores the version in one byte; 0 is not a version. */
+export const MAX_KEY_VERSION = 255
+
+/**
+ * `ENCRYPTION_KEYS`: comma-separated `<version>:<key>`, each key as `ENCRYPTION_KEY` takes it (64
+ * hex characters or base64 of 32 bytes). Problems name the entry and its version, never the key.
+ */
+export const decodeEncryptionKeys = (
+  value: string
+): Either.Either<ReadonlyMap<number, Uint8Array>, string> => {
+  const keys = new Map<number, Uint8Array>()
+  const entries = value.split(",")
+  for (const [index, raw] of entries.entries()) {
+    const entry = raw.trim()
+    const at = `entry ${index + 1}`
+    const colon = entry.indexOf(":")
+    if (colon === -1) return Either.left(`${at} must be <version>:<key>, e.g. 1:<64 hex characters>`)
+    const versionText = entry.slice(0, colon).trim()
+    const version = /^\d{1,3}$/.test(versionText) ? Number(versionText) : Number.NaN
+    // Not echoed: a key written the wrong way round would be in it.
+    if (!(version >= 1 && version <= MAX_KEY_VERSION)) {
+      return Either.left(`${at}: the version before ":" must be an integer between 1 and ${MAX_KEY_VERSION}`)
+    }
+    if (keys.has(version)) return Either.left(`${at}: version ${version} is given twice`)
+    const key = decodeEncryptionKey(entry.slice(colon + 1))
+    if (Either.isLeft(key)) return Either.left(`${at} (version ${version}): the key ${key.left}`)
+    keys.set(version, key.right)
+  }
+  return Either.right(keys)
+}
+
 /** Any string of at least 32 bytes (UTF-8); it is used as the HMAC key as is. */
 export const decodeJwtSecret = (value: string): Either.Either<Uint8Array, string> => {
   const bytes = new Uint8Array(Buffer.from(value, "utf8"))
@@ -146,6 +184,12 @@ const secret =
       onNone: () => Either.right(Option.none()),
       onSome: (value) => Either.map(decode(value), (bytes) => Option.some(Redacted.make(bytes)))
     })
+
+const keyRing: Parse<Option.Option<EncryptionKeyRing>> = (raw) =>
+  Option.match(raw, {
+    onNone: () => Either.right(Option.none()),
+    onSome: (value) => Either.map(decodeEncryptionKeys(value), (keys) => Option.some(Redacted.make(keys)))
+  })
 
 const logLevels: ReadonlyArray<LogLevel.LogLevel> = LogLevel.allLevels
 
@@ -177,6 +221,7 @@ const variables = Config.all({
   wsMaxBackpressureBytes: variable("WS_MAX_BACKPRESSURE_BYTES", integerIn(16_384, 1_073_741_824, 4_194_304)),
   rfqTtlSeconds: variable("RFQ_TTL_SECONDS", integerIn(1, 86_400, 300)),
   encryptionKey: variable("ENCRYPTION_KEY", secret(decodeEncryptionKey)),
+  encryptionKeys: variable("ENCRYPTION_KEYS", keyRing),
   jwtSecret: variable("JWT_SECRET", secret(decodeJwtSecret)),
   logLevel: variable("LOG_LEVEL", parseLogLevel)
 })
@@ -185,8 +230,20 @@ const variables = Config.all({
 export const hostConfig: Config.Config<HostConfig> = variables.pipe(
   Config.mapOrFail((v) => {
     const external = Option.isSome(v.databaseUrl)
+    if (Option.isSome(v.encryptionKey) && Option.isSome(v.encryptionKeys)) {
+      return Either.left(
+        ConfigError.InvalidData(
+          [],
+          "ENCRYPTION_KEY and ENCRYPTION_KEYS are both set; set one (ENCRYPTION_KEY=<key> is ENCRYPTION_KEYS=1:<key>)"
+        )
+      )
+    }
+    // The single-key form is key version 1 of a ring.
+    const encryptionKeys = Option.orElse(v.encryptionKeys, () =>
+      Option.map(v.encryptionKey, (key) => Redacted.make(new Map([[1, Redacted.value(key)]])))
+    )
     const missing = [
-      ...(external && Option.isNone(v.encryptionKey) ? ["ENCRYPTION_KEY"] : []),
+      ...(external && Option.isNone(encryptionKeys) ? ["ENCRYPTION_KEY or ENCRYPTION_KEYS"] : []),
       ...(external && Option.isNone(v.jwtSecret) ? ["JWT_SECRET"] : [])
     ]
     if (missing.length > 0) {
@@ -215,7 +272,7 @@ export const hostConfig: Config.Config<HostConfig> = variables.pipe(
       wsHeartbeatTimeoutMs: v.wsHeartbeatTimeoutMs,
       wsMaxBackpressureBytes: v.wsMaxBackpressureBytes,
       rfqTtlSeconds: v.rfqTtlSeconds,
-      encryptionKey: v.encryptionKey,
+      encryptionKeys,
       jwtSecret: v.jwtSecret,
       logLevel: v.logLevel
     })

@@ -96,7 +96,7 @@ export const runHost = <R>(deps: HostDependencies<R>): Effect.Effect<never, Star
       const secrets = yield* resolveSecrets(config)
       yield* Effect.logInfo("secrets loaded").pipe(
         Effect.annotateLogs({
-          encryptionKey: Option.isSome(config.encryptionKey) ? "environment" : "data directory",
+          encryptionKey: Option.isSome(config.encryptionKeys) ? "environment" : "data directory",
           jwtSecret: Option.isSome(config.jwtSecret) ? "environment" : "data directory"
         })
       )

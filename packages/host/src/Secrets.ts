@@ -2,11 +2,20 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Either, Option, Redacted } from "effect"
-import { decodeEncryptionKey, decodeJwtSecret, type HostConfig, InvalidConfiguration } from "./Config.js"
+import {
+  decodeEncryptionKey,
+  decodeJwtSecret,
+  type EncryptionKeyRing,
+  type HostConfig,
+  InvalidConfiguration
+} from "./Config.js"
 
 export interface Secrets {
-  /** AES-256 key for exchange credentials at rest. */
-  readonly encryptionKey: Redacted.Redacted<Uint8Array>
+  /**
+   * AES-256 keys for exchange credentials at rest, by key version (the highest seals). The key
+   * file in DATA_DIR is version 1.
+   */
+  readonly encryptionKeys: EncryptionKeyRing
   /** HMAC key for access tokens. */
   readonly jwtSecret: Redacted.Redacted<Uint8Array>
 }
@@ -61,9 +70,14 @@ export const resolveSecrets = (config: HostConfig): Effect.Effect<Secrets, Inval
       const fromFile = (name: string, generate: () => string, decode: typeof decodeJwtSecret) =>
         Redacted.make(loadOrCreate(path.join(config.dataDir, name), generate, decode))
       return {
-        encryptionKey: Option.getOrElse(config.encryptionKey, () =>
-          fromFile(ENCRYPTION_KEY_FILE, () => randomBytes(32).toString("hex"), decodeEncryptionKey)
-        ),
+        encryptionKeys: Option.getOrElse(config.encryptionKeys, () => {
+          const key = fromFile(
+            ENCRYPTION_KEY_FILE,
+            () => randomBytes(32).toString("hex"),
+            decodeEncryptionKey
+          )
+          return Redacted.make(new Map([[1, Redacted.value(key)]]))
+        }),
         jwtSecret: Option.getOrElse(config.jwtSecret, () =>
           fromFile(JWT_SECRET_FILE, () => randomBytes(48).toString("base64url"), decodeJwtSecret)
         )

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { makeDatabaseLayer } from "@rfq/engine"
-import { Clock, Data, Effect } from "effect"
+import { makeDatabaseLayer, makeSecretBox, rotateCredentialsKey } from "@rfq/engine"
+import { Clock, Data, Effect, Redacted } from "effect"
 import { hashSecret } from "./auth/SecretHash.js"
-import { loadHostConfig } from "./Config.js"
+import { type HostConfig, loadHostConfig } from "./Config.js"
 import { acquireDataDirLock } from "./DataDirLock.js"
 import { databaseLayerConfig } from "./Host.js"
+import { resolveSecrets } from "./Secrets.js"
 
 /**
  * `npm run admin -- <command>`: provisioning outside demo mode. It opens the same database as the
@@ -20,15 +21,20 @@ import { databaseLayerConfig } from "./Host.js"
  *   client deactivate <clientId>
  *   maker create <desk> <makerId>
  *   counterparty add <desk> <counterparty desk> [--no-block-trade]
+ *   credentials rotate-key                 re-encrypts every stored exchange-credentials secret under
+ *                                          the highest version of the key ring (ENCRYPTION_KEYS);
+ *                                          prints how many rows it rewrote; a second run rewrites 0
  */
 class Usage extends Data.TaggedError("Usage")<{ readonly message: string }> {}
+class Refused extends Data.TaggedError("Refused")<{ readonly message: string }> {}
 
 const usage = `usage: npm run admin -- <command>
   desk create <name> | desk list
   user create <desk> <name> <trader|viewer>
   client create <userId> | client deactivate <clientId>
   maker create <desk> <makerId>
-  counterparty add <desk> <counterparty desk> [--no-block-trade]`
+  counterparty add <desk> <counterparty desk> [--no-block-trade]
+  credentials rotate-key`
 
 const deskId = (name: string) =>
   Effect.gen(function* () {
@@ -38,7 +44,27 @@ const deskId = (name: string) =>
     return Number(rows[0].id)
   })
 
-const run = (args: ReadonlyArray<string>) =>
+/**
+ * Every sealed credentials secret opened with the whole ring and sealed again under its highest
+ * version, in one transaction: all rows or none (a row no key of the ring opens stops it, named).
+ */
+const rotateKey = (config: HostConfig) =>
+  Effect.gen(function* () {
+    const secrets = yield* resolveSecrets(config)
+    const ring = makeSecretBox(Redacted.value(secrets.encryptionKeys))
+    const result = yield* rotateCredentialsKey(ring, ring).pipe(
+      Effect.catchTag("RotationRefused", (refused) =>
+        Effect.fail(
+          new Refused({
+            message: `credentials ${refused.credentialsId} cannot be re-encrypted (${refused.reason}); nothing was rewritten — is the key it was sealed with in ENCRYPTION_KEYS?`
+          })
+        )
+      )
+    )
+    return `${result.rotated} credential secrets re-encrypted under key version ${ring.currentVersion} (${result.alreadyCurrent} already under it)`
+  })
+
+const run = (args: ReadonlyArray<string>, config: HostConfig) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const now = yield* Clock.currentTimeMillis
@@ -101,6 +127,10 @@ const run = (args: ReadonlyArray<string>) =>
           ON CONFLICT (desk_id, counterparty_desk_id) DO UPDATE SET allows_block_trade = EXCLUDED.allows_block_trade`
         return `${other} is now a counterparty of ${desk}`
       }
+      case "credentials rotate-key": {
+        if (rest.length > 0) break
+        return yield* rotateKey(config)
+      }
     }
     return yield* Effect.fail(new Usage({ message: usage }))
   })
@@ -108,7 +138,7 @@ const run = (args: ReadonlyArray<string>) =>
 const program = Effect.gen(function* () {
   const config = yield* loadHostConfig
   if (config.database.kind === "pglite") yield* acquireDataDirLock(config.dataDir)
-  const output = yield* run(process.argv.slice(2)).pipe(
+  const output = yield* run(process.argv.slice(2), config).pipe(
     Effect.provide(makeDatabaseLayer(databaseLayerConfig(config)))
   )
   process.stdout.write(`${output}\n`)

@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
-import { type HostConfig, loadHostConfig } from "../src/Config.js"
+import { type EncryptionKeyRing, type HostConfig, loadHostConfig } from "../src/Config.js"
 
 const load = (env: Record<string, string>) =>
   loadHostConfig.pipe(
@@ -30,6 +30,20 @@ const bytes = (secret: Option.Option<Redacted.Redacted<Uint8Array>>): string =>
     onSome: (s) => Buffer.from(Redacted.value(s)).toString("hex")
   })
 
+/** A key ring as `version:hex` entries in version order, or "none". */
+const ring = (keys: Option.Option<EncryptionKeyRing>): string =>
+  Option.match(keys, {
+    onNone: () => "none",
+    onSome: (r) =>
+      [...Redacted.value(r)]
+        .sort(([a], [b]) => a - b)
+        .map(([version, key]) => `${version}:${Buffer.from(key).toString("hex")}`)
+        .join(",")
+  })
+
+const KEY_2 = "fedcba9876543210".repeat(4)
+const KEY_7 = "00112233445566778899aabbccddeeff".repeat(2)
+
 describe("host configuration", () => {
   it.effect("without variables: embedded database, documented defaults, demo on, secrets to generate", () =>
     Effect.gen(function* () {
@@ -44,7 +58,7 @@ describe("host configuration", () => {
           rate: config.rateLimitPerMinute,
           wsRate: config.wsRateLimitPerMinute,
           ttl: config.rfqTtlSeconds,
-          key: bytes(config.encryptionKey),
+          key: ring(config.encryptionKeys),
           jwt: bytes(config.jwtSecret),
           log: config.logLevel
         },
@@ -74,7 +88,7 @@ describe("host configuration", () => {
         assert.deepStrictEqual(config.database.schema, Option.some("rfq_a"))
       }
       assert.isFalse(config.demo)
-      assert.strictEqual(bytes(config.encryptionKey), KEY_HEX)
+      assert.strictEqual(ring(config.encryptionKeys), `1:${KEY_HEX}`)
       assert.strictEqual(Buffer.from(Redacted.value(Option.getOrThrow(config.jwtSecret))).toString(), JWT)
       assert.isTrue((yield* loaded({ ...external, DEMO: "1" })).demo)
       assert.isFalse((yield* loaded({ DEMO: "0" })).demo)
@@ -112,8 +126,70 @@ describe("host configuration", () => {
         key.toString("base64"),
         key.toString("base64url")
       ]) {
-        assert.strictEqual(bytes((yield* loaded({ ENCRYPTION_KEY: encoded })).encryptionKey), KEY_HEX)
+        assert.strictEqual(ring((yield* loaded({ ENCRYPTION_KEY: encoded })).encryptionKeys), `1:${KEY_HEX}`)
       }
+    })
+  )
+
+  it.effect("ENCRYPTION_KEYS is a ring of <version>:<key>, in any order, keys in either encoding", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        [`1:${KEY_HEX}`, `1:${KEY_HEX}`],
+        [`1:${KEY_HEX},2:${KEY_2}`, `1:${KEY_HEX},2:${KEY_2}`],
+        [` 7 : ${KEY_7} , 1:${KEY_HEX.toUpperCase()} `, `1:${KEY_HEX},7:${KEY_7}`],
+        [`2:${Buffer.from(KEY_2, "hex").toString("base64")}`, `2:${KEY_2}`],
+        [`255:${KEY_2}`, `255:${KEY_2}`]
+      ]
+      for (const [value, expected] of cases) {
+        assert.strictEqual(ring((yield* loaded({ ENCRYPTION_KEYS: value })).encryptionKeys), expected, value)
+      }
+      // Enough on its own with DATABASE_URL; ENCRYPTION_KEY is then not needed.
+      const { ENCRYPTION_KEY: _single, ...withoutKey } = external
+      const config = yield* loaded({ ...withoutKey, ENCRYPTION_KEYS: `2:${KEY_2}` })
+      assert.strictEqual(ring(config.encryptionKeys), `2:${KEY_2}`)
+    })
+  )
+
+  it.effect("bad ENCRYPTION_KEYS values are one line naming the entry, never the key", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        [KEY_HEX, "ENCRYPTION_KEYS entry 1 must be <version>:<key>"],
+        [`1:${KEY_HEX},`, "ENCRYPTION_KEYS entry 2 must be <version>:<key>"],
+        [
+          `0:${KEY_HEX}`,
+          'ENCRYPTION_KEYS entry 1: the version before ":" must be an integer between 1 and 255'
+        ],
+        [`1:${KEY_HEX},256:${KEY_2}`, 'entry 2: the version before ":" must be an integer between 1 and 255'],
+        [`v2:${KEY_HEX}`, 'entry 1: the version before ":" must be'],
+        [`-1:${KEY_HEX}`, 'entry 1: the version before ":" must be'],
+        [`:${KEY_HEX}`, 'entry 1: the version before ":" must be'],
+        [`${KEY_HEX}:1`, 'entry 1: the version before ":" must be'],
+        [`1:${KEY_HEX},1:${KEY_2}`, "ENCRYPTION_KEYS entry 2: version 1 is given twice"],
+        [
+          `1:${KEY_HEX},2:${KEY_2.slice(2)}`,
+          "ENCRYPTION_KEYS entry 2 (version 2): the key must be 64 hex characters"
+        ],
+        [`1:${KEY_HEX}zz`, "ENCRYPTION_KEYS entry 1 (version 1): the key must be 64 hex characters"],
+        [`3:`, "ENCRYPTION_KEYS entry 1 (version 3): the key must be"]
+      ]
+      for (const [value, expected] of cases) {
+        const message = yield* problem({ ENCRYPTION_KEYS: value })
+        assert.isTrue(message.startsWith("invalid configuration: "), message)
+        assert.include(message, expected, value)
+        assert.notInclude(message, "\n")
+        for (const key of [KEY_HEX, KEY_2, KEY_2.slice(2)])
+          assert.notInclude(message.toLowerCase(), key, value)
+      }
+    })
+  )
+
+  it.effect("ENCRYPTION_KEY and ENCRYPTION_KEYS together are refused on one line", () =>
+    Effect.gen(function* () {
+      const message = yield* problem({ ENCRYPTION_KEY: KEY_HEX, ENCRYPTION_KEYS: `1:${KEY_HEX},2:${KEY_2}` })
+      assert.strictEqual(
+        message,
+        "invalid configuration: ENCRYPTION_KEY and ENCRYPTION_KEYS are both set; set one (ENCRYPTION_KEY=<key> is ENCRYPTION_KEYS=1:<key>)"
+      )
     })
   )
 
@@ -146,7 +222,10 @@ describe("host configuration", () => {
           { LOG_LEVEL: "loud" },
           'LOG_LEVEL must be one of all, trace, debug, info, warn, error, fatal, off, got "loud"'
         ],
-        [{ DATABASE_URL: external.DATABASE_URL }, "ENCRYPTION_KEY is required when DATABASE_URL is set"],
+        [
+          { DATABASE_URL: external.DATABASE_URL },
+          "ENCRYPTION_KEY or ENCRYPTION_KEYS is required when DATABASE_URL is set"
+        ],
         [{ DATABASE_SCHEMA: "rfq" }, "DATABASE_SCHEMA is only valid with DATABASE_URL"],
         [{ ...external, DATABASE_SCHEMA: "Bad-Name" }, "DATABASE_SCHEMA must be a lower-case SQL identifier"]
       ]

@@ -12,7 +12,9 @@ const secretsFor = (env: Record<string, string>) =>
     Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
     Effect.flatMap(resolveSecrets),
     Effect.map((s) => ({
-      key: Buffer.from(Redacted.value(s.encryptionKey)).toString("hex"),
+      key: [...Redacted.value(s.encryptionKeys)]
+        .map(([version, key]) => `${version}:${Buffer.from(key).toString("hex")}`)
+        .join(","),
       jwt: Buffer.from(Redacted.value(s.jwtSecret)).toString("hex")
     }))
   )
@@ -24,7 +26,7 @@ describe("resolveSecrets", () => {
     Effect.gen(function* () {
       const dataDir = path.join(makeTempDir(), "nested")
       const first = yield* secretsFor({ DATA_DIR: dataDir })
-      assert.strictEqual(first.key.length, 64)
+      assert.match(first.key, /^1:[0-9a-f]{64}$/, "the generated key file is key version 1")
       assert.isAtLeast(first.jwt.length / 2, 32)
       for (const name of [ENCRYPTION_KEY_FILE, JWT_SECRET_FILE])
         assert.strictEqual(mode(path.join(dataDir, name)), 0o600)
@@ -44,7 +46,21 @@ describe("resolveSecrets", () => {
       const key = "ab".repeat(32)
       const jwt = "s".repeat(40)
       const secrets = yield* secretsFor({ DATA_DIR: dataDir, ENCRYPTION_KEY: key, JWT_SECRET: jwt })
-      assert.deepStrictEqual(secrets, { key, jwt: Buffer.from(jwt).toString("hex") })
+      assert.deepStrictEqual(secrets, { key: `1:${key}`, jwt: Buffer.from(jwt).toString("hex") })
+      assert.deepStrictEqual(fs.readdirSync(dataDir), [])
+    })
+  )
+
+  it.effect("a key ring from ENCRYPTION_KEYS wins over the key file and nothing is written", () =>
+    Effect.gen(function* () {
+      const dataDir = makeTempDir()
+      const keys = `1:${"ab".repeat(32)},2:${"cd".repeat(32)}`
+      const secrets = yield* secretsFor({
+        DATA_DIR: dataDir,
+        ENCRYPTION_KEYS: keys,
+        JWT_SECRET: "s".repeat(40)
+      })
+      assert.strictEqual(secrets.key, keys)
       assert.deepStrictEqual(fs.readdirSync(dataDir), [])
     })
   )

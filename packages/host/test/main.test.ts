@@ -107,7 +107,7 @@ describe("the host process with a bad configuration", () => {
         ],
         [
           { DATABASE_URL: POSTGRES_URL },
-          "invalid configuration: ENCRYPTION_KEY is required when DATABASE_URL is set; JWT_SECRET is required when DATABASE_URL is set"
+          "invalid configuration: ENCRYPTION_KEY or ENCRYPTION_KEYS is required when DATABASE_URL is set; JWT_SECRET is required when DATABASE_URL is set"
         ]
       ]
       const exits = await Promise.all(cases.map(([env]) => runToExit(HOST_MAIN, env)))

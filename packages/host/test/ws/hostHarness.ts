@@ -51,7 +51,7 @@ export const TestHostLive = Layer.scoped(
     const input: HostInput = {
       config,
       secrets: {
-        encryptionKey: Redacted.make(new Uint8Array(randomBytes(32))),
+        encryptionKeys: Redacted.make(new Map([[1, new Uint8Array(randomBytes(32))]])),
         jwtSecret: Redacted.make(new Uint8Array(randomBytes(32)))
       },
       database: { kind: "pglite", dataDir: "memory://" }
