@@ -13,7 +13,7 @@ import {
   startHost
 } from "./HostProcess.js"
 import { fuzzFigures, limitFigures, secretsFigures, tenancyFigures, tokenFigures } from "./ItemFigures.js"
-import { emptyRaceFigures, type RaceKind, runRaces } from "./Races.js"
+import { emptyRaceFigures, MAX_ATTEMPTS_PER_ROUND, type RaceKind, runRaces } from "./Races.js"
 import { wsAvailable } from "./WsClient.js"
 
 export { type Figure, formatFigures, SCALE, type Scale } from "./Figures.js"
@@ -88,6 +88,7 @@ const raceItemFigures = async (scale: Scale, log: (l: string) => void): Promise<
   let rounds = ""
   let violations = 0
   let voids = 0
+  let shortfall = 0
   let doubled = 0
   let invalid = 0
   for (const [ttl, kinds] of [
@@ -96,11 +97,16 @@ const raceItemFigures = async (scale: Scale, log: (l: string) => void): Promise<
   ] as const) {
     await withHost("pglite", { RFQ_TTL_SECONDS: ttl }, async (host, place) => {
       const f = await raceFigures(host.url, kinds, scale, log)
-      rounds += Object.entries(f.rounds)
-        .map(([k, n]) => `${k}: ${n}; `)
+      rounds += kinds
+        .filter((k) => f.rounds[k] !== undefined || f.voids[k] !== undefined)
+        .map((k) => {
+          const v = f.voids[k] ?? 0
+          return `${k}: ${f.rounds[k] ?? 0}${v === 0 ? "" : ` (${v} void)`}; `
+        })
         .join("")
       violations += f.violations
       voids += f.voidRounds
+      shortfall += f.shortfall
       await host.stop("SIGTERM")
       const db = await openDatabase("pglite", place)
       try {
@@ -114,11 +120,16 @@ const raceItemFigures = async (scale: Scale, log: (l: string) => void): Promise<
     })
   }
   return [
-    info("2 races", "rounds", rounds),
+    info("2 races", "decided rounds", rounds),
+    zero(
+      "2 races",
+      `decided rounds short of ${SCALE.raceRounds[scale]} per race (after ${MAX_ATTEMPTS_PER_ROUND}× as many attempts)`,
+      shortfall
+    ),
     zero("2 races", "rounds without exactly one winner", violations),
     zero("2 races", "double fills (ledger)", doubled),
     zero("2 races", "invalid or lost states afterwards", invalid),
-    info("2 races", "void rounds (setup failed or RFQ expired before the race)", voids)
+    info("2 races", "void rounds, replaced (setup failed or RFQ expired before its quote)", voids)
   ]
 }
 

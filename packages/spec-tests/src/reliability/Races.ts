@@ -22,6 +22,10 @@ import { connectWs, type WsConnection } from "./WsClient.js"
  *   and an update after the fill is refused;
  * - accept against expiry (a host with a short TTL): filled, or expired and the accept refused.
  * Acknowledged trades are returned for the ledger check (no block trade twice).
+ *
+ * A void round (its setup failed, e.g. the short-TTL RFQ expired before its quote was placed) does
+ * not count: rounds run until the requested number is decided, at most `MAX_ATTEMPTS_PER_ROUND`
+ * times that number; what is still missing then is the `shortfall`, a failure of the figure.
  */
 export type RaceKind =
   | "two accepts"
@@ -31,9 +35,14 @@ export type RaceKind =
   | "two accepts (WS + REST)"
 
 export interface RaceFigures {
+  /** Decided rounds by kind. */
   rounds: Record<string, number>
   violations: number
   voidRounds: number
+  /** Void rounds by kind. */
+  voids: Record<string, number>
+  /** Decided rounds missing from the requested counts once the attempts ran out. */
+  shortfall: number
   acknowledged: Array<Acknowledged>
   problems: Array<string>
 }
@@ -61,7 +70,16 @@ const record = (figures: RaceFigures, rfqId: number, quoteId: number, a: Answer)
   })
 }
 
-const round = async (kind: RaceKind, x: Actors, figures: RaceFigures, n: number) => {
+/** Attempts allowed per requested round: void rounds are replaced, up to this many in all. */
+export const MAX_ATTEMPTS_PER_ROUND = 3
+
+/** One round: "decided" once the race ran and was judged, "void" when it could not be set up. */
+const round = async (
+  kind: RaceKind,
+  x: Actors,
+  figures: RaceFigures,
+  n: number
+): Promise<"decided" | "void"> => {
   const violation = (what: string) => {
     figures.violations++
     if (figures.problems.length < 30) figures.problems.push(`${kind} #${n}: ${what}`)
@@ -124,10 +142,7 @@ const round = async (kind: RaceKind, x: Actors, figures: RaceFigures, n: number)
       const rfq = (await getRfq(x.taker, rfqId)) as unknown as { expiresAt: number }
       // Aim at the expiry instant, a few ms either side.
       const wait = rfq.expiresAt - Date.now() + ((n % 21) - 10)
-      if (wait < 0) {
-        figures.voidRounds++
-        return
-      }
+      if (wait < 0) return "void"
       await new Promise((r) => setTimeout(r, wait))
       const a = await trade()
       record(figures, rfqId, q1, a)
@@ -138,6 +153,51 @@ const round = async (kind: RaceKind, x: Actors, figures: RaceFigures, n: number)
     }
   }
   figures.rounds[kind] = (figures.rounds[kind] ?? 0) + 1
+  return "decided"
+}
+
+/**
+ * Runs `attempt(n)` on `workers` concurrent workers until `rounds` attempts were decided, starting
+ * no more than can still be needed (so exactly `rounds` are decided when enough succeed), and
+ * replacing each void one, up to `rounds * MAX_ATTEMPTS_PER_ROUND` attempts in all.
+ */
+export const runUntilDecided = async (
+  rounds: number,
+  workers: number,
+  attempt: (n: number) => Promise<"decided" | "void">
+): Promise<{ decided: number; voids: number; attempts: number }> => {
+  const maxAttempts = rounds * MAX_ATTEMPTS_PER_ROUND
+  let started = 0
+  let inFlight = 0
+  let decided = 0
+  let voids = 0
+  // A worker with nothing to start (enough attempts in flight to reach the count) waits for the
+  // next one to end: if it was void, another is needed.
+  let wake = () => {}
+  let attemptEnded = new Promise<void>((resolve) => (wake = resolve))
+  const ended = () => {
+    const resolve = wake
+    attemptEnded = new Promise<void>((r) => (wake = r))
+    resolve()
+  }
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (decided < rounds && started < maxAttempts) {
+        if (decided + inFlight >= rounds) {
+          await attemptEnded
+          continue
+        }
+        const n = started++
+        inFlight++
+        const outcome = await attempt(n).catch(() => "void" as const)
+        inFlight--
+        if (outcome === "decided") decided++
+        else voids++
+        ended()
+      }
+    })
+  )
+  return { decided, voids, attempts: started }
 }
 
 export const runRaces = async (
@@ -167,21 +227,27 @@ export const runRaces = async (
     figures.problems.push("note: WebSocket not served; the WS race ran as REST + REST")
   }
   for (const kind of kinds) {
-    let next = 0
-    await Promise.all(
-      Array.from({ length: kind === "accept vs expiry" ? concurrency * 5 : concurrency }, async () => {
-        while (next < rounds) {
-          const n = next++
-          try {
-            await round(kind, actors, figures, n)
-          } catch (error) {
-            figures.voidRounds++
-            if (figures.problems.length < 30)
-              figures.problems.push(`${kind} #${n} setup failed: ${String(error).slice(0, 200)}`)
-          }
+    const r = await runUntilDecided(
+      rounds,
+      kind === "accept vs expiry" ? concurrency * 5 : concurrency,
+      async (n) => {
+        try {
+          return await round(kind, actors, figures, n)
+        } catch (error) {
+          if (figures.problems.length < 30)
+            figures.problems.push(`${kind} #${n} setup failed: ${String(error).slice(0, 200)}`)
+          return "void"
         }
-      })
+      }
     )
+    figures.voidRounds += r.voids
+    if (r.voids > 0) figures.voids[kind] = (figures.voids[kind] ?? 0) + r.voids
+    if (r.decided < rounds) {
+      figures.shortfall += rounds - r.decided
+      figures.problems.push(
+        `${kind}: ${r.decided} of ${rounds} rounds decided after ${r.attempts} attempts (${r.voids} void)`
+      )
+    }
   }
   actors.ws?.close()
   return figures
@@ -191,6 +257,8 @@ export const emptyRaceFigures = (): RaceFigures => ({
   rounds: {},
   violations: 0,
   voidRounds: 0,
+  voids: {},
+  shortfall: 0,
   acknowledged: [],
   problems: []
 })
