@@ -9,7 +9,7 @@ import {
   seedDemoData,
   SecretBoxLive
 } from "@rfq/engine"
-import { Clock, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Auth, AuthLive } from "./auth/AuthService.js"
 import { authRoutes } from "./auth/AuthRoutes.js"
 import { hashSecret } from "./auth/SecretHash.js"
@@ -119,7 +119,11 @@ export const appRoutes = (input: HostInput) =>
     const document = makeOpenApiDocument(operations, { version })
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, { authenticate: auth.authenticate, authorize: auth.requireRole }),
+      ...restRoutes(operations, engine, {
+        authenticate: auth.authenticate,
+        knownCaller: auth.knownCaller,
+        authorize: auth.requireRole
+      }),
       route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
       metrics.route(),
       ...docsRoutes()
@@ -145,22 +149,39 @@ export const rateLimitAround = (input: HostInput) =>
   Effect.gen(function* () {
     const auth = yield* Auth
     const limiter = new RateLimiter(input.config.rateLimitPerMinute)
+    // Once per request: synchronous while the caller's token is already known (nearly always).
+    const limited = <R>(
+      key: string,
+      now: number,
+      next: Effect.Effect<RouteResponse, ApiError, R>
+    ): Effect.Effect<RouteResponse, ApiError, R> => {
+      const decision = limiter.take(key, now)
+      const headers = rateLimitHeaders(decision)
+      if (!decision.allowed)
+        return Effect.succeed({ ...errorResponse(apiError("rateLimitExceeded")), headers })
+      return Effect.matchEffect(next, {
+        onFailure: (e) => Effect.succeed({ ...errorResponse(e), headers }),
+        onSuccess: (response) =>
+          Effect.succeed({
+            ...response,
+            headers: response.headers === undefined ? headers : { ...response.headers, ...headers }
+          })
+      })
+    }
+    const keyOf = (caller: { readonly userId: number } | undefined, request: RouteRequest) =>
+      caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`
     const around: AnyAround = <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
-      Effect.gen(function* () {
+      Effect.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
         const header = request.headers.authorization
-        const caller =
-          header === undefined
-            ? undefined
-            : yield* auth.authenticate(header).pipe(
-                Effect.option,
-                Effect.map((o) => (o._tag === "Some" ? o.value : undefined))
-              )
-        const key = caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`
-        const decision = limiter.take(key, yield* Clock.currentTimeMillis)
-        const headers = rateLimitHeaders(decision)
-        if (!decision.allowed) return { ...errorResponse(apiError("rateLimitExceeded")), headers }
-        const response = yield* next.pipe(Effect.catchAll((e) => Effect.succeed(errorResponse(e))))
-        return { ...response, headers: { ...response.headers, ...headers } }
+        if (header === undefined) return limited(keyOf(undefined, request), now, next)
+        const known = auth.knownCaller(header, now)
+        if (known !== undefined) return limited(keyOf(known, request), now, next)
+        return Effect.flatMap(
+          Effect.option(auth.authenticate(header)),
+          (caller): Effect.Effect<RouteResponse, ApiError, R> =>
+            limited(keyOf(Option.getOrUndefined(caller), request), now, next)
+        )
       })
     return around
   })

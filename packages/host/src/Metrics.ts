@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import client from "prom-client"
 import type { ApiError } from "@rfq/engine"
 import type { AnyAround } from "./RequestHandler.js"
@@ -63,21 +63,23 @@ export class Metrics {
   around<R>(routes: ReadonlyArray<Route<R>>): AnyAround {
     const router = makeRouter(routes)
     const patternOf = (request: RouteRequest) => {
+      if (request.route !== undefined) return request.route
       const match = router.match(request.method, request.path)
       return match._tag === "Found" ? match.route.path : "unmatched"
     }
     return <R2>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R2>) => {
-      const start = process.hrtime.bigint()
-      const record = (status: number) =>
-        Effect.sync(() => {
-          const labels = { route: patternOf(request), method: request.method, status: String(status) }
-          this.requests.inc(labels)
-          this.latency.observe(labels, Number(process.hrtime.bigint() - start) / 1e9)
-        })
-      return next.pipe(
-        Effect.tap((response) => record(response.status)),
-        Effect.tapError((error) => record(error.status))
-      )
+      const start = performance.now()
+      return Effect.onExit(next, (exit) => {
+        // An interrupted request (client gone, shutdown) has no answer to count; a defect is a 500.
+        if (Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return Effect.void
+        const status = Exit.isSuccess(exit)
+          ? exit.value.status
+          : Option.match(Cause.failureOption(exit.cause), { onNone: () => 500, onSome: (e) => e.status })
+        const labels = { route: patternOf(request), method: request.method, status: String(status) }
+        this.requests.inc(labels)
+        this.latency.observe(labels, (performance.now() - start) / 1000)
+        return Effect.void
+      })
     }
   }
 

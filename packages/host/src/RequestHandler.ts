@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer"
 import { STATUS_CODES } from "node:http"
 import { type ApiError, apiError, isApiError } from "@rfq/engine"
-import { Cause, Effect, Exit, type Fiber, FiberId, Runtime } from "effect"
+import { Cause, Effect, Exit, type Fiber, FiberId, FiberRef, FiberRefs, HashMap, Runtime } from "effect"
 import type uWS from "uWebSockets.js"
 import type { InFlight } from "./InFlight.js"
 import type { RouteRequest, RouteResponse, Router } from "./Router.js"
@@ -38,7 +38,15 @@ export const errorResponse = (error: ApiError): RouteResponse => ({
   body: error.toBody()
 })
 
-const statusLine = (status: number): string => `${status} ${STATUS_CODES[status] ?? "Unknown"}`
+const statusLines = new Map<number, string>()
+const statusLine = (status: number): string => {
+  let line = statusLines.get(status)
+  if (line === undefined) {
+    line = `${status} ${STATUS_CODES[status] ?? "Unknown"}`
+    statusLines.set(status, line)
+  }
+  return line
+}
 
 // Node's socket errors and PostgreSQL's connection-exception class (08xxx) and shutdown codes.
 const UNREACHABLE_CODES = new Set([
@@ -74,54 +82,71 @@ export const isDatabaseUnreachable = (cause: Cause.Cause<unknown>): boolean => {
   return false
 }
 
-/** The routed handling of one request, with every failure turned into the standard error body. */
+/**
+ * The routed handling of one request, with every failure turned into the standard error body.
+ * This runs for every request, so it is kept to a handful of Effect operations: the request id
+ * and its log annotations are set on the fiber when it is forked (see `makeRequestHandler`),
+ * not with `annotateLogs` here.
+ */
 const dispatch = <R>(
   options: RequestHandlerOptions<R>,
   request: RouteRequest
 ): Effect.Effect<RouteResponse, never, R> => {
-  const requestId = requestIdOf(request)
-  const routed: Effect.Effect<RouteResponse, ApiError, R> = Effect.suspend(() => {
-    const match = options.router.match(request.method, request.path)
-    switch (match._tag) {
-      case "Found":
-        return match.route.handler({ ...request, params: match.params })
-      case "MethodNotAllowed":
-        return Effect.fail(apiError("methodNotAllowed", `allowed: ${match.allow.join(", ")}`))
-      case "MalformedPath":
-        return Effect.fail(apiError("invalidRequest", "the path is not valid percent-encoding"))
-      case "NotFound":
-        return Effect.fail(apiError("notFound"))
-    }
-  })
-  return (
-    options.around === undefined ? routed : Effect.suspend(() => options.around!(request, routed))
-  ).pipe(
-    Effect.catchAll((error) =>
-      // The type says ApiError; anything else reaching here is a bug, answered like a defect.
-      isApiError(error) ? Effect.succeed(errorResponse(error)) : Effect.die(error)
-    ),
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
-        ? Effect.failCause(cause as Cause.Cause<never>)
-        : isDatabaseUnreachable(cause)
-          ? Effect.logWarning("database unreachable", cause).pipe(
-              Effect.as(errorResponse(apiError("serviceUnavailable", "database is not reachable")))
-            )
-          : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
-    ),
-    Effect.map((response) => ({ ...response, headers: { ...response.headers, "X-Request-Id": requestId } })),
-    Effect.tap((response) =>
-      Effect.logDebug("request").pipe(Effect.annotateLogs({ status: response.status }))
-    ),
-    Effect.annotateLogs({ requestId, method: request.method, path: request.path })
+  const match = options.router.match(request.method, request.path)
+  let routed: Effect.Effect<RouteResponse, ApiError, R>
+  switch (match._tag) {
+    case "Found":
+      request = { ...request, route: match.route.path }
+      routed = Effect.suspend(() => match.route.handler({ ...request, params: match.params }))
+      break
+    case "MethodNotAllowed":
+      routed = Effect.fail(apiError("methodNotAllowed", `allowed: ${match.allow.join(", ")}`))
+      break
+    case "MalformedPath":
+      routed = Effect.fail(apiError("invalidRequest", "the path is not valid percent-encoding"))
+      break
+    case "NotFound":
+      routed = Effect.fail(apiError("notFound"))
+  }
+  return Effect.catchAllCause(
+    options.around === undefined ? routed : Effect.suspend(() => options.around!(request, routed)),
+    answerFailure
   )
+}
+
+/** Any failure of a request as its answer: an ApiError as itself, an unreachable database 503, else 500. */
+const answerFailure = (cause: Cause.Cause<ApiError>): Effect.Effect<RouteResponse> => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  const failure = Cause.failureOption(cause)
+  // The type says ApiError; anything else reaching here is a bug, answered like a defect.
+  if (failure._tag === "Some" && isApiError(failure.value))
+    return Effect.succeed(errorResponse(failure.value))
+  return isDatabaseUnreachable(cause)
+    ? Effect.logWarning("database unreachable", cause).pipe(
+        Effect.as(errorResponse(apiError("serviceUnavailable", "database is not reachable")))
+      )
+    : Effect.logError("request failed", cause).pipe(Effect.as(errorResponse(apiError("internalError"))))
+}
+
+// A frozen body cannot change, so its JSON text is kept with it: the engine hands out the same
+// frozen object for repeated reads of an unchanged RFQ.
+const frozenJson = new WeakMap<object, string>()
+const jsonOf = (body: unknown): string => {
+  if (typeof body !== "object" || body === null || !Object.isFrozen(body))
+    return JSON.stringify(body) ?? "null"
+  let text = frozenJson.get(body)
+  if (text === undefined) {
+    text = JSON.stringify(body)
+    frozenJson.set(body, text)
+  }
+  return text
 }
 
 // Request ids: the client's `X-Request-Id` when it is a sane token, else this process's own.
 const processTag = Math.random().toString(36).slice(2, 8)
 let requestCounter = 0
-const requestIdOf = (request: RouteRequest): string => {
-  const given = request.headers["x-request-id"]
+const requestIdOf = (headers: Readonly<Record<string, string>>): string => {
+  const given = headers["x-request-id"]
   return given !== undefined && /^[A-Za-z0-9._:-]{1,64}$/.test(given)
     ? given
     : `${processTag}-${(++requestCounter).toString(36)}`
@@ -139,6 +164,7 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
   const runFork = Runtime.runFork(options.runtime)
 
   return (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
+    let requestId = ""
     let aborted = false
     let responded = false
     let settled = false
@@ -153,11 +179,12 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
     const write = (response: RouteResponse, closeConnection = false): void => {
       if (aborted || responded) return
       responded = true
-      let { status, headers = {} } = response
+      let status = response.status
+      let headers: Readonly<Record<string, string>> = response.headers ?? {}
       let payload: string
       try {
         // `undefined` has no JSON text; it is answered as `null`.
-        payload = response.text ?? JSON.stringify(response.body) ?? "null"
+        payload = response.text ?? jsonOf(response.body)
       } catch {
         status = 500
         headers = {}
@@ -166,11 +193,13 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
       try {
         res.cork(() => {
           res.writeStatus(statusLine(status))
-          const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === "content-type")
-          res.writeHeader("content-type", contentType?.[1] ?? "application/json")
-          for (const [name, value] of Object.entries(headers)) {
-            if (name.toLowerCase() !== "content-type") res.writeHeader(name, value)
+          let contentType = "application/json"
+          for (const name in headers) {
+            if (name.toLowerCase() === "content-type") contentType = headers[name]!
+            else res.writeHeader(name, headers[name]!)
           }
+          res.writeHeader("content-type", contentType)
+          res.writeHeader("X-Request-Id", requestId)
           res.end(payload, closeConnection)
         })
       } catch {
@@ -194,6 +223,7 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
         headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
       })
       const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+      requestId = requestIdOf(headers)
 
       if (options.isDraining()) {
         write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
@@ -234,7 +264,23 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
             body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)),
             remoteAddress
           }
-          fiber = runFork(dispatch(options, request))
+          // The request's log annotations are the fiber's from its start: cheaper than annotateLogs.
+          const annotations = HashMap.make(
+            ["requestId", requestId as unknown],
+            ["method", method],
+            ["path", path]
+          )
+          fiber = runFork(
+            Effect.suspend(() => dispatch(options, request)),
+            {
+              updateRefs: (refs, fiberId) =>
+                FiberRefs.updateAs(refs, {
+                  fiberId,
+                  fiberRef: FiberRef.currentLogAnnotations,
+                  value: annotations
+                })
+            }
+          )
           options.inFlight.track(fiber)
           fiber.addObserver((exit) => {
             try {

@@ -1,11 +1,13 @@
 import { type ApiError, apiError, type Caller, decodeRequest, type EngineService } from "@rfq/engine"
 import { Effect } from "effect"
 import type { Access, Operation } from "./Operations.js"
-import { type Route, type RouteRequest, route } from "./Router.js"
+import { type Route, type RouteRequest, type RouteResponse, route } from "./Router.js"
 
 /** How the REST layer learns who calls: the auth module provides it. */
 export interface Authenticator<C extends Caller = Caller> {
   readonly authenticate: (authorization: string | undefined) => Effect.Effect<C, ApiError>
+  /** The caller when known without any work (a token verified before); `undefined` otherwise. */
+  readonly knownCaller?: (authorization: string | undefined, now: number) => C | undefined
   readonly authorize: (caller: C, access: Access) => Effect.Effect<void, ApiError>
 }
 
@@ -45,32 +47,48 @@ export const parseQuery = (query: string): Record<string, string | Array<string>
   return out
 }
 
-/** Path parameters win over the body or query: `POST /rfq/{id}` takes its id from the path. */
-const inputOf = (op: Operation, request: RouteRequest) =>
-  Effect.gen(function* () {
-    const from =
-      op.from === "body"
-        ? yield* parseJsonBody(request.body)
-        : op.from === "query"
-          ? parseQuery(request.query)
-          : {}
-    return { ...from, ...request.params }
-  })
-
-/** One route per operation: authenticate, authorize, decode, call the engine, answer 200. */
+/**
+ * One route per operation: authenticate, authorize, decode (path parameters win over the body or
+ * query: `POST /rfq/{id}` takes its id from the path), call the engine, answer 200. No span
+ * per request: on a read served from memory it would cost more than the read (the engine's write
+ * operations have their own spans).
+ */
 export const restRoutes = <C extends Caller>(
   operations: ReadonlyArray<Operation>,
   engine: EngineService,
   auth: Authenticator<C>
 ): ReadonlyArray<Route<never>> =>
-  operations.map((op) =>
-    route(op.method, op.path, (request) =>
-      Effect.gen(function* () {
-        const caller = yield* auth.authenticate(request.headers.authorization)
-        yield* auth.authorize(caller, op.access)
-        const input = yield* decodeRequest(op.input, yield* inputOf(op, request))
-        const body = yield* op.run(engine, caller, input)
-        return { status: 200, body }
-      }).pipe(Effect.withSpan(`REST ${op.method} ${op.path}`))
-    )
-  )
+  operations.map((op) => {
+    const serve = (caller: C, request: RouteRequest): Effect.Effect<RouteResponse, ApiError> =>
+      Effect.flatMap(auth.authorize(caller, op.access), () => {
+        const raw =
+          op.from === "query"
+            ? { ...parseQuery(request.query), ...request.params }
+            : op.from === "none"
+              ? request.params
+              : undefined
+        const input =
+          raw === undefined
+            ? Effect.flatMap(parseJsonBody(request.body), (body) =>
+                decodeRequest(op.input, { ...body, ...request.params })
+              )
+            : decodeRequest(op.input, raw)
+        return Effect.flatMap(input, (decoded) =>
+          Effect.map(op.run(engine, caller, decoded), (body): RouteResponse => ({ status: 200, body }))
+        )
+      })
+    return route(op.method, op.path, (request) => {
+      const header = request.headers.authorization
+      const known =
+        auth.knownCaller === undefined
+          ? Effect.succeed(undefined)
+          : Effect.clockWith((clock) =>
+              Effect.succeed(auth.knownCaller!(header, clock.unsafeCurrentTimeMillis()))
+            )
+      return Effect.flatMap(known, (caller) =>
+        caller !== undefined
+          ? serve(caller, request)
+          : Effect.flatMap(auth.authenticate(header), (c) => serve(c, request))
+      )
+    })
+  })

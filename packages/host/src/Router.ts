@@ -17,6 +17,11 @@ export interface RouteRequest {
   readonly params: Readonly<Record<string, string>>
   readonly body: Uint8Array
   readonly remoteAddress: string
+  /**
+   * The pattern of the route the request matched (`/v1/rfq/{id}`), set before `around` runs so
+   * cross-cutting code (metrics) need not route again; absent when nothing matched.
+   */
+  readonly route?: string
 }
 
 export interface RouteResponse {
@@ -106,30 +111,43 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
     if (clash !== -1) throw new Error(`duplicate route ${a.route.method} ${a.route.path}`)
   })
 
+  // Candidates by segment count: a path is only ever compared with routes of its own length.
+  const byLength = new Map<number, Array<CompiledRoute<R>>>()
+  for (const candidate of compiled) {
+    const group = byLength.get(candidate.segments.length) ?? []
+    group.push(candidate)
+    byLength.set(candidate.segments.length, group)
+  }
+  const fits = (segments: ReadonlyArray<Segment>, parts: ReadonlyArray<string>): boolean => {
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!
+      if ("literal" in segment ? segment.literal !== parts[i] : parts[i] === "") return false
+    }
+    return true
+  }
+
   const match = (method: string, path: string): RouteMatch<R> => {
-    const parts = path.startsWith("/") ? path.slice(1).split("/") : null
-    if (parts === null) return { _tag: "NotFound" }
+    if (!path.startsWith("/")) return { _tag: "NotFound" }
+    const parts = path.slice(1).split("/")
+    const group = byLength.get(parts.length)
+    if (group === undefined) return { _tag: "NotFound" }
     let best: CompiledRoute<R> | undefined
-    const allow = new Set<HttpMethod>()
-    for (const candidate of compiled) {
-      if (candidate.segments.length !== parts.length) continue
-      const fits = candidate.segments.every((segment, i) =>
-        "literal" in segment ? segment.literal === parts[i] : parts[i] !== ""
-      )
-      if (!fits) continue
-      allow.add(candidate.route.method)
-      if (candidate.route.method !== method) continue
+    for (const candidate of group) {
+      if (candidate.route.method !== method || !fits(candidate.segments, parts)) continue
       if (best === undefined || moreSpecific(candidate.segments, best.segments)) best = candidate
     }
     if (best === undefined) {
+      const allow = new Set<HttpMethod>()
+      for (const candidate of group) if (fits(candidate.segments, parts)) allow.add(candidate.route.method)
       return allow.size === 0 ? { _tag: "NotFound" } : { _tag: "MethodNotAllowed", allow: [...allow] }
     }
     const params: Record<string, string> = {}
     for (let i = 0; i < best.segments.length; i++) {
       const segment = best.segments[i]!
       if (!("param" in segment)) continue
+      const part = parts[i]!
       try {
-        params[segment.param] = decodeURIComponent(parts[i]!)
+        params[segment.param] = part.includes("%") ? decodeURIComponent(part) : part
       } catch {
         return { _tag: "MalformedPath" }
       }

@@ -218,26 +218,47 @@ const makeEngine = (config: EngineConfig) =>
 
     /** The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open. */
     const readActor = (rfqId: number) =>
-      Effect.gen(function* () {
-        const found = yield* actors.actorOf(rfqId)
-        if (
-          Option.isSome(found) &&
-          found.value.value === "open" &&
-          (yield* now()) >= found.value.state.rfq.expiresAt
-        ) {
-          yield* withActor(rfqId, () => Effect.void).pipe(Effect.ignore)
-        }
-        return found
-      })
+      Effect.flatMap(actors.actorOf(rfqId), (found) =>
+        Option.isSome(found) && found.value.value === "open"
+          ? Effect.flatMap(now(), (at) =>
+              at >= found.value.state.rfq.expiresAt
+                ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
+                : Effect.succeed(found)
+            )
+          : Effect.succeed(found)
+      )
 
-    const getRfq = Effect.fn("Engine.getRfq")(function* (caller: Caller, rfqId: number) {
-      const found = yield* readActor(rfqId)
-      if (Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)) {
-        return yield* Effect.fail(apiError("rfqNotFound"))
+    // A single fetch as a desk sees it, rendered once per snapshot (snapshots are immutable and
+    // replaced on every step) and desk (what a visible RFQ shows depends only on the caller's
+    // desk). Frozen, so a host may cache its serialisation too.
+    const renderedRfqs = new WeakMap<object, Map<number, Json>>()
+    const renderedRfq = (actor: RfqActor, caller: Caller): Json => {
+      let byDesk = renderedRfqs.get(actor.snapshot)
+      if (byDesk === undefined) {
+        byDesk = new Map()
+        renderedRfqs.set(actor.snapshot, byDesk)
       }
-      const actor = found.value
-      return renderRfq(viewOf(actor.value, actor.state), caller, { single: true })!
-    })
+      let rendered = byDesk.get(caller.deskId)
+      if (rendered === undefined) {
+        rendered = Object.freeze(renderRfq(viewOf(actor.value, actor.state), caller, { single: true })!)
+        byDesk.set(caller.deskId, rendered)
+      }
+      return rendered
+    }
+
+    // Reads served from memory are the hot path of the service: no span (it would cost more than
+    // the read itself) and no generator.
+    const getRfq = (caller: Caller, rfqId: number) =>
+      Effect.flatMap(readActor(rfqId), (found) => {
+        if (
+          Option.isNone(found) ||
+          found.value.value === "deleted" ||
+          !canSee(found.value.state.rfq, caller)
+        ) {
+          return Effect.fail(apiError("rfqNotFound"))
+        }
+        return Effect.succeed(renderedRfq(found.value, caller))
+      })
 
     const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
       // The cursor is the id of the last RFQ of the previous page; the keyset is its (createdAt, id).

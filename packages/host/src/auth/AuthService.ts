@@ -53,6 +53,15 @@ export interface AuthService {
   readonly authenticate: (
     authorizationHeader: string | undefined
   ) => Effect.Effect<AuthenticatedCaller, ApiError>
+  /**
+   * The caller of an `Authorization` header whose token was verified before and whose account
+   * status is still cached, found synchronously: the path of nearly every request. `undefined`
+   * means "not known here": call `authenticate`, which decides (and may well refuse).
+   */
+  readonly knownCaller: (
+    authorizationHeader: string | undefined,
+    now: number
+  ) => AuthenticatedCaller | undefined
   /** The caller of a bare access token (WebSocket `auth` with `{token}`), by the same rules. */
   readonly verifyToken: (token: string) => Effect.Effect<AuthenticatedCaller, ApiError>
   readonly requireRole: (caller: AuthenticatedCaller, access: Access) => Effect.Effect<void, ApiError>
@@ -257,16 +266,41 @@ export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never
       return caller
     })
 
+    /**
+     * The caller of a token verified before whose account status is still cached, without any
+     * Effect machinery: the path of nearly every request. `undefined` means "take the full path".
+     */
+    const knownCaller = (token: string, now: number) => {
+      const verified = tokens.cachedAccess(token, now)
+      if (verified === undefined) return undefined
+      const status = statuses.get(
+        statusKey(verified.caller.userId, verified.caller.clientId, verified.family),
+        now
+      )
+      return status?.active === true && !status.familyRevoked ? verified.caller : undefined
+    }
+
+    const knownHeaderCaller = (authorizationHeader: string | undefined, now: number) => {
+      if (authorizationHeader === undefined) return undefined
+      const token = parseBearerToken(authorizationHeader)
+      return Either.isRight(token) ? knownCaller(token.right, now) : undefined
+    }
+
     const authenticate = (authorizationHeader: string | undefined) =>
       Either.match(parseBearerToken(authorizationHeader), {
         onLeft: (error) => Effect.fail(error),
-        onRight: verifyToken
+        onRight: (token) =>
+          Effect.clockWith((clock) => {
+            const known = knownCaller(token, clock.unsafeCurrentTimeMillis())
+            return known === undefined ? verifyToken(token) : Effect.succeed(known)
+          })
       })
 
     return {
       clientCredentials,
       refresh,
       authenticate,
+      knownCaller: knownHeaderCaller,
       verifyToken,
       requireRole: (caller, access) => requireRole(caller, access),
       purgeExpiredRefreshTokens: Effect.flatMap(

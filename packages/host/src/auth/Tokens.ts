@@ -228,6 +228,11 @@ export class Tokens {
     )
   }
 
+  /** The verification of this exact access token when it is cached and unexpired at `now`. */
+  cachedAccess(token: string, now: number): VerifiedAccessToken | undefined {
+    return this.verified.get(token, now)
+  }
+
   /** The caller of an access token, from the cache when this exact token was verified before. */
   verifyAccess(token: string, now: number): Effect.Effect<VerifiedAccessToken, ApiError> {
     return Effect.suspend(() => {
