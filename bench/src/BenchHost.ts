@@ -28,6 +28,12 @@ export interface StartHostOptions {
 }
 
 const HOST_MAIN = path.join(REPO_ROOT, "packages/host/src/main.ts")
+/**
+ * `BENCH_COMPILED=1` runs hosts from `packages/host/dist` (after `npm run build`) with plain node:
+ * the same code, but CPU profiles then name every function with its real line.
+ */
+const COMPILED_MAIN = path.join(REPO_ROOT, "packages/host/dist/main.js")
+const compiled = process.env.BENCH_COMPILED === "1"
 const LISTENING = /"message":"listening on (http:\/\/[^"]+)"/
 
 /**
@@ -66,7 +72,11 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
       : {}),
     ...options.env
   }
-  const child = spawnTs(HOST_MAIN, [], { env, ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}) })
+  const child = spawnTs(compiled ? COMPILED_MAIN : HOST_MAIN, [], {
+    env,
+    compiled,
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {})
+  })
   const cleanup = async () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
     if (database.kind === "postgres") await dropSchema(database.url, schema!).catch(() => undefined)

@@ -26,6 +26,8 @@ export interface SpawnOptions {
   readonly nodeArgs?: ReadonlyArray<string>
   /** Keep only the last this many characters of output (default 64 KiB). */
   readonly keepOutput?: number
+  /** Run `script` (compiled JavaScript) with plain node: no source condition, no tsx. */
+  readonly compiled?: boolean
 }
 
 /**
@@ -36,7 +38,9 @@ export interface SpawnOptions {
 export const spawnTs = (script: string, args: ReadonlyArray<string>, options: SpawnOptions = {}): Child => {
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), "--conditions=source", "--import", "tsx", script, ...args],
+    options.compiled === true
+      ? [...(options.nodeArgs ?? []), script, ...args]
+      : [...(options.nodeArgs ?? []), "--conditions=source", "--import", "tsx", script, ...args],
     {
       cwd: REPO_ROOT,
       env: { ...process.env, ...options.env },

@@ -1,6 +1,7 @@
 import { type ApiError, apiError, type Caller, decodeRequest, type EngineService } from "@rfq/engine"
 import { Effect } from "effect"
 import type { Access, Operation } from "./Operations.js"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "./JsonDepth.js"
 import { type Route, type RouteRequest, type RouteResponse, route } from "./Router.js"
 
 /** How the REST layer learns who calls: the auth module provides it. */
@@ -24,6 +25,9 @@ export const parseJsonBody = (body: Uint8Array): Effect.Effect<Record<string, un
       return Effect.fail(apiError("invalidRequest", "body: not valid UTF-8"))
     }
     if (text.trim() === "") return Effect.succeed({})
+    if (nestedDeeperThan(text)) {
+      return Effect.fail(apiError("invalidRequest", `body: nested deeper than ${MAX_JSON_DEPTH} levels`))
+    }
     let value: unknown
     try {
       value = JSON.parse(text)

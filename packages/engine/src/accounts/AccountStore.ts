@@ -39,11 +39,22 @@ export interface NewCredentials {
 /**
  * Desks' reference data: exchange credentials, makers and OTC counterparties, and the one-time
  * nonces of bulk block trades. Credentials are desk-scoped: every lookup takes the desk.
+ *
+ * Reads may be served from a short-lived cache (an implementation's choice; the SQL store keeps
+ * one, cleared by its own writes). `{ fresh: true }` reads storage itself: the account endpoints
+ * use it, so a desk always sees its credentials as stored.
  */
+export interface ReadOptions {
+  readonly fresh?: boolean
+}
+
 export interface AccountStoreService {
-  readonly credentialsOfDesk: (deskId: number) => Effect.Effect<ReadonlyArray<CredentialsRow>>
+  readonly credentialsOfDesk: (
+    deskId: number,
+    options?: ReadOptions
+  ) => Effect.Effect<ReadonlyArray<CredentialsRow>>
   /** Credentials by id, whichever desk holds them (callers check the desk). */
-  readonly credentials: (id: number) => Effect.Effect<Option.Option<CredentialsRow>>
+  readonly credentials: (id: number, options?: ReadOptions) => Effect.Effect<Option.Option<CredentialsRow>>
   readonly credentialsByAlias: (deskId: number, alias: string) => Effect.Effect<Option.Option<CredentialsRow>>
   /** Fails with `exchange credentials with the same alias already exists` on a duplicate alias. */
   readonly insertCredentials: (row: NewCredentials) => Effect.Effect<number, ApiError>

@@ -700,7 +700,7 @@ const makeEngine = (config: EngineConfig) =>
 
     const credentialsList = Effect.fn("Engine.credentialsList")(function* (caller: Caller) {
       yield* requireTrader(caller)
-      const rows = yield* accounts.credentialsOfDesk(caller.deskId)
+      const rows = yield* accounts.credentialsOfDesk(caller.deskId, { fresh: true })
       return rows.map((r) => ({
         alias: r.alias,
         credentialsId: r.id,
@@ -715,7 +715,7 @@ const makeEngine = (config: EngineConfig) =>
 
     const credentialsGet = Effect.fn("Engine.credentialsGet")(function* (caller: Caller, id: number) {
       yield* requireTrader(caller)
-      const row = yield* accounts.credentials(id)
+      const row = yield* accounts.credentials(id, { fresh: true })
       if (Option.isNone(row) || row.value.deskId !== caller.deskId)
         return yield* Effect.fail(apiError("credentialsNotFound"))
       const secret = yield* secrets.open(

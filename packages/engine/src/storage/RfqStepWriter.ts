@@ -1,4 +1,5 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { StateMachine } from "xstate"
@@ -9,7 +10,7 @@ import { dbStatusOf } from "./RfqRows.js"
 
 /**
  * Writes the effects of one machine step (the interpreter's side of `RfqMachine`'s named actions)
- * and the RFQ's event-log row. The caller runs it in a transaction: a step is all or nothing.
+ * and the RFQ's event-log row, as one statement: a step is all or nothing.
  *
  * Every write checks that it touched the rows the machine believed were there (an active quote,
  * a pending allocation…). A mismatch means memory and storage disagree: the step dies and rolls
@@ -65,11 +66,6 @@ export const stepEffectsOf = (effects: ReadonlyArray<RfqEffect>): ReadonlyArray<
 const json = (value: unknown): string => JSON.stringify(value)
 
 const mismatch = (what: string) => Effect.dieMessage(`RfqStore.applyStep: ${what}`)
-
-const expectRows = (rows: ReadonlyArray<unknown>, expected: number, what: string) =>
-  rows.length === expected
-    ? Effect.void
-    : mismatch(`${what} (expected ${expected} row(s), wrote ${rows.length})`)
 
 const tradeStatus = { filled: "filled", filledPartial: "filledPartial", refused: "failed" } as const
 
@@ -162,62 +158,66 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
       WHERE id = ${t.id} AND rfq_id = ${t.rfqId} AND status = 'pending'
       RETURNING id`
 
-  const writeEffect = (rfqId: number, e: StepEffect, now: number): Effect.Effect<void, SqlError> => {
+  /** One write of a step: a statement returning one row per row it touched, and how many it must touch. */
+  interface Part {
+    readonly statement: Statement.Statement<unknown>
+    readonly expected: number
+    readonly what: string
+  }
+
+  const partsOf = (rfqId: number, e: StepEffect, now: number): Array<Part> => {
     switch (e.type) {
       case "quoteStored": {
         const { quote, previous } = e.params
         if (quote.rfqId !== rfqId)
-          return mismatch(`quote ${quote.id} belongs to RFQ ${quote.rfqId}, not ${rfqId}`)
+          throw new StepMismatch(`quote ${quote.id} belongs to RFQ ${quote.rfqId}, not ${rfqId}`)
         return previous === undefined
-          ? Effect.flatMap(insertQuote(quote), (rows) => expectRows(rows, 1, `insert quote ${quote.id}`))
-          : Effect.flatMap(updateQuote(quote), (rows) =>
-              expectRows(rows, 1, `update active quote ${quote.id}`)
-            )
+          ? [{ statement: insertQuote(quote), expected: 1, what: `insert quote ${quote.id}` }]
+          : [{ statement: updateQuote(quote), expected: 1, what: `update active quote ${quote.id}` }]
       }
       case "quotesClosed": {
         const byStatus = new Map<string, Array<number>>()
         for (const { quote, status } of e.params.closed)
           byStatus.set(status, [...(byStatus.get(status) ?? []), quote.id])
-        return Effect.forEach(
-          byStatus,
-          ([status, ids]) =>
-            Effect.flatMap(closeQuotes(rfqId, ids, status, e.params.at), (rows) =>
-              expectRows(rows, ids.length, `close active quotes ${ids.join(", ")} as ${status}`)
-            ),
-          { discard: true }
-        )
+        return [...byStatus].map(([status, ids]) => ({
+          statement: closeQuotes(rfqId, ids, status, e.params.at),
+          expected: ids.length,
+          what: `close active quotes ${ids.join(", ")} as ${status}`
+        }))
       }
       case "tradeStarted": {
         const { trade } = e.params
         if (trade.rfqId !== rfqId)
-          return mismatch(`trade ${trade.id} belongs to RFQ ${trade.rfqId}, not ${rfqId}`)
-        return Effect.gen(function* () {
-          yield* expectRows(yield* insertTrade(trade, now), 1, `insert trade ${trade.id}`)
-          if (trade.allocations.length === 0) return yield* mismatch(`trade ${trade.id} has no allocations`)
-          yield* expectRows(
-            yield* insertAllocations(trade),
-            trade.allocations.length,
-            `allocations of ${trade.id}`
-          )
-        })
+          throw new StepMismatch(`trade ${trade.id} belongs to RFQ ${trade.rfqId}, not ${rfqId}`)
+        if (trade.allocations.length === 0) throw new StepMismatch(`trade ${trade.id} has no allocations`)
+        return [
+          { statement: insertTrade(trade, now), expected: 1, what: `insert trade ${trade.id}` },
+          {
+            statement: insertAllocations(trade),
+            expected: trade.allocations.length,
+            what: `allocations of ${trade.id}`
+          }
+        ]
       }
       case "tradeFinished": {
         const { trade, outcome } = e.params
-        return Effect.gen(function* () {
-          for (const a of trade.allocations) {
-            yield* expectRows(yield* finishAllocation(trade.id, a), 1, `finish allocation ${a.id}`)
+        return [
+          ...trade.allocations.map((a) => ({
+            statement: finishAllocation(trade.id, a),
+            expected: 1,
+            what: `finish allocation ${a.id}`
+          })),
+          {
+            statement: finishTrade(trade, tradeStatus[outcome], now),
+            expected: 1,
+            what: `finish pending trade ${trade.id}`
           }
-          yield* expectRows(
-            yield* finishTrade(trade, tradeStatus[outcome], now),
-            1,
-            `finish pending trade ${trade.id}`
-          )
-        })
+        ]
       }
       case "rfqClosed":
       case "rfqDeleted":
         // Columns of the RFQ row itself, written with it (see `updateRfq`).
-        return Effect.void
+        return []
     }
   }
 
@@ -232,7 +232,14 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
     return sql`UPDATE rfqs SET ${sql.csv(sets)} WHERE id = ${rfqId} AND deleted_at IS NULL RETURNING id`
   }
 
-  /** Writes one step; run it inside `sql.withTransaction`. */
+  /**
+   * Writes one step as ONE statement: every write is a data-modifying CTE, and the statement's
+   * result checks that each touched exactly the rows it must. PostgreSQL runs a statement
+   * atomically, so a step is all or nothing without BEGIN and COMMIT, in one round trip instead of
+   * one per write. A count that is off makes the statement fail (a cast of the mismatch report to
+   * integer), which undoes every write of the step; the caller sees a defect naming the write.
+   * Safe inside a surrounding transaction too.
+   */
   const writeStep = (
     rfqId: number,
     seq: number,
@@ -241,15 +248,54 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
     rawEffects: ReadonlyArray<RfqEffect>,
     now: number
   ): Effect.Effect<void, SqlError> =>
-    Effect.gen(function* () {
-      const effects = yield* Effect.try({ try: () => stepEffectsOf(rawEffects), catch: (e) => e }).pipe(
-        Effect.orDie
+    Effect.suspend(() => {
+      let parts: Array<Part>
+      let effects: ReadonlyArray<StepEffect>
+      try {
+        effects = stepEffectsOf(rawEffects)
+        parts = effects.flatMap((e) => partsOf(rfqId, e, now))
+      } catch (error) {
+        return error instanceof StepMismatch ? mismatch(error.message) : Effect.die(error)
+      }
+      parts.push(
+        { statement: updateRfq(rfqId, value, effects), expected: 1, what: `update RFQ ${rfqId}` },
+        {
+          statement: sql`INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
+            VALUES (${rfqId}, ${seq}, ${eventType}, ${json(stepPayload(value, effects))}::jsonb, ${now})
+            RETURNING seq`,
+          expected: 1,
+          what: `insert event ${seq} of RFQ ${rfqId}`
+        }
       )
-      for (const e of effects) yield* writeEffect(rfqId, e, now)
-      yield* expectRows(yield* updateRfq(rfqId, value, effects), 1, `update RFQ ${rfqId}`)
-      yield* sql`INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-        VALUES (${rfqId}, ${seq}, ${eventType}, ${json(stepPayload(value, effects))}::jsonb, ${now})`
+      const ctes = parts.map((p, i) => sql`${sql(`w${i}`)} AS (${p.statement})`)
+      // Each check reads its CTE, so none is a constant the planner could evaluate early.
+      const checks = parts.map(
+        (p, i) => sql`CASE WHEN (SELECT count(*) FROM ${sql(`w${i}`)}) = ${p.expected} THEN 0
+          ELSE ('RfqStore.applyStep: ' || ${p.what} || ' (expected ${sql.literal(String(p.expected))} row(s), wrote ' ||
+            (SELECT count(*) FROM ${sql(`w${i}`)}) || ')')::int END`
+      )
+      return sql`WITH ${sql.csv(ctes)} SELECT ${sql.join(" + ", false)(checks)} AS mismatches`.pipe(
+        Effect.asVoid,
+        Effect.catchAll((error) => {
+          const report = mismatchReport(error)
+          return report === undefined ? Effect.fail(error) : mismatch(report)
+        })
+      )
     })
 
   return { writeStep }
 }
+
+/** The mismatch a failed step statement reports (see `writeStep`), from the driver error it caused. */
+const mismatchReport = (error: unknown): string | undefined => {
+  for (let e: unknown = error, depth = 0; e !== null && typeof e === "object" && depth < 5; depth++) {
+    const message = (e as { message?: unknown }).message
+    const found = typeof message === "string" ? /RfqStore\.applyStep: ([^"]*)/.exec(message) : null
+    if (found !== null) return found[1]
+    e = (e as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** A step whose effects do not fit the RFQ (a bug): refused before anything is written. */
+class StepMismatch extends Error {}

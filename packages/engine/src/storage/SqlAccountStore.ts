@@ -5,12 +5,17 @@ import {
   AccountStore,
   type AccountStoreService,
   type CredentialsRow,
-  type NewCredentials
+  type NewCredentials,
+  type ReadOptions
 } from "../accounts/AccountStore.js"
 import { apiError } from "../domain/Errors.js"
 import { SettlementOption } from "../domain/Primitives.js"
 import { StorageConstraints } from "./Migrations.js"
+import { ReadCache } from "./ReadCache.js"
 import { isUniqueViolation } from "./SqlErrors.js"
+
+/** How long another process's change to credentials or makers may take to show (the engine's own show at once). */
+export const REFERENCE_TTL_MILLIS = 5_000
 
 /**
  * Desks' reference data over SQL. Deleted credentials are soft-deleted (quotes, trades and
@@ -61,6 +66,18 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
   function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // Credentials are read on every RFQ, quote and settlement and change rarely; makers likewise.
+    // The store's own writes clear the caches at once; other processes' writes (the admin command)
+    // show within the TTL.
+    const credentialsCache = new ReadCache<string, ReadonlyArray<CredentialsRow>>(
+      REFERENCE_TTL_MILLIS,
+      10_000
+    )
+    const makersCache = new ReadCache<string, ReadonlyArray<typeof MakerDbRow.Type>>(
+      REFERENCE_TTL_MILLIS,
+      10_000
+    )
+
     const selectCredentials = (where: Fragment) =>
       Effect.flatMap(
         sql`SELECT ${sql.literal(credentialsColumns)} FROM exchange_credentials c
@@ -71,22 +88,28 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
         Effect.orDie
       )
 
-    const credentialsOfDesk = Effect.fn("AccountStore.credentialsOfDesk")(function* (deskId: number) {
-      return yield* selectCredentials(sql`c.desk_id = ${deskId}`)
-    })
+    const cached = <E, R>(
+      key: string,
+      load: Effect.Effect<ReadonlyArray<CredentialsRow>, E, R>,
+      options?: ReadOptions
+    ) => (options?.fresh === true ? load : credentialsCache.get(key, load))
 
-    const credentials = Effect.fn("AccountStore.credentials")(function* (id: number) {
-      return Option.fromNullable((yield* selectCredentials(sql`c.id = ${id}`))[0])
-    })
+    const credentialsOfDesk = (deskId: number, options?: ReadOptions) =>
+      cached(`desk:${deskId}`, selectCredentials(sql`c.desk_id = ${deskId}`), options)
 
-    const credentialsByAlias = Effect.fn("AccountStore.credentialsByAlias")(function* (
-      deskId: number,
-      alias: string
-    ) {
-      return Option.fromNullable(
-        (yield* selectCredentials(sql`c.desk_id = ${deskId} AND c.alias = ${alias}`))[0]
+    const credentials = (id: number, options?: ReadOptions) =>
+      Effect.map(cached(`id:${id}`, selectCredentials(sql`c.id = ${id}`), options), (rows) =>
+        Option.fromNullable(rows[0])
       )
-    })
+
+    const credentialsByAlias = (deskId: number, alias: string) =>
+      Effect.map(
+        credentialsCache.get(
+          `alias:${deskId}:${alias}`,
+          selectCredentials(sql`c.desk_id = ${deskId} AND c.alias = ${alias}`)
+        ),
+        (rows) => Option.fromNullable(rows[0])
+      )
 
     const insertCredentials = Effect.fn("AccountStore.insertCredentials")(function* (row: NewCredentials) {
       const now = yield* Clock.currentTimeMillis
@@ -104,15 +127,14 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
           RETURNING id`
         return Number(inserted[0]!.id)
       })
-      return yield* sql
-        .withTransaction(write)
-        .pipe(
-          Effect.catchTag("SqlError", (error) =>
-            isUniqueViolation(error, StorageConstraints.credentialsAliasPerDesk)
-              ? Effect.fail(apiError("duplicateCredentialsAlias"))
-              : Effect.die(error)
-          )
+      return yield* sql.withTransaction(write).pipe(
+        Effect.ensuring(Effect.sync(() => credentialsCache.clear())),
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error, StorageConstraints.credentialsAliasPerDesk)
+            ? Effect.fail(apiError("duplicateCredentialsAlias"))
+            : Effect.die(error)
         )
+      )
     })
 
     const deleteCredentials = Effect.fn("AccountStore.deleteCredentials")(function* (
@@ -122,22 +144,29 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
       const now = yield* Clock.currentTimeMillis
       const rows = yield* sql`UPDATE exchange_credentials SET deleted_at = ${now}
         WHERE id = ${id} AND desk_id = ${deskId} AND deleted_at IS NULL
-        RETURNING id`.pipe(Effect.orDie)
+        RETURNING id`.pipe(Effect.orDie, Effect.ensuring(Effect.sync(() => credentialsCache.clear())))
       return rows.length === 1
     })
 
-    const makers = Effect.flatMap(
-      sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers ORDER BY maker_id`,
-      decodeMakers
-    ).pipe(Effect.orDie, Effect.withSpan("AccountStore.makers"))
-
-    const makerOfDesk = Effect.fn("AccountStore.makerOfDesk")(function* (deskId: number) {
-      const rows = yield* Effect.flatMap(
-        sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers WHERE desk_id = ${deskId}`,
+    const makers = makersCache.get(
+      "all",
+      Effect.flatMap(
+        sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers ORDER BY maker_id`,
         decodeMakers
       ).pipe(Effect.orDie)
-      return Option.fromNullable(rows[0])
-    })
+    )
+
+    const makerOfDesk = (deskId: number) =>
+      Effect.map(
+        makersCache.get(
+          `desk:${deskId}`,
+          Effect.flatMap(
+            sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers WHERE desk_id = ${deskId}`,
+            decodeMakers
+          ).pipe(Effect.orDie)
+        ),
+        (rows) => Option.fromNullable(rows[0])
+      )
 
     // The desks this desk lists as OTC counterparties. Using a counterparty's credentials in a bulk
     // block trade needs that desk's consent: its own listing of this desk, allowing block trades.

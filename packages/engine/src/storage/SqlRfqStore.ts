@@ -164,7 +164,8 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       effects: Parameters<RfqStoreService["applyStep"]>[4]
     ) {
       const now = yield* Clock.currentTimeMillis
-      yield* sql.withTransaction(writeStep(rfqId, seq, eventType, value, effects, now)).pipe(Effect.orDie)
+      // One statement, atomic by itself (see `writeStep`).
+      yield* writeStep(rfqId, seq, eventType, value, effects, now).pipe(Effect.orDie)
     })
 
     const loadLive = loadWhere(sql`r.status IN ('open', 'trading') AND r.deleted_at IS NULL`).pipe(

@@ -339,6 +339,39 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
       })
     )
 
+    it.effect("a write that touches other rows than the machine expects fails the whole step", () =>
+      Effect.gen(function* () {
+        const store = yield* RfqStore
+        const sql = yield* SqlClient.SqlClient
+        const { ref, rfq, d, ask } = yield* openWithQuotes
+        const [before] = yield* sql<{ version: number }>`SELECT version FROM rfqs WHERE id = ${rfq.id}`
+        // Storage no longer holds the quote as active (memory and storage disagree)...
+        yield* sql`UPDATE quotes SET status = 'cancelled' WHERE id = ${ask.id}`
+        // ...so an update of it must refuse, naming the write, and leave the RFQ row and log alone.
+        const update = step(d.snapshot, {
+          type: "QUOTE.PUT",
+          candidate: {
+            quote: { ...ask, amount: "20", updatedAt: 9 },
+            caller: makerCaller(ref.makers[0]),
+            legMarkets: [looseMarket, looseMarket],
+            now: 9
+          }
+        })
+        assert.isTrue(update.changed)
+        const refused = yield* Effect.exit(
+          store.applyStep(rfq.id, d.seq + 1, "QUOTE.PUT", "open", update.effects)
+        )
+        assert.isTrue(Exit.isFailure(refused) && Cause.isDie(refused.cause))
+        assert.include(
+          Cause.pretty((refused as Exit.Failure<unknown, unknown>).cause),
+          `update active quote ${ask.id}`
+        )
+        const [after] = yield* sql<{ version: number }>`SELECT version FROM rfqs WHERE id = ${rfq.id}`
+        assert.strictEqual(after!.version, before!.version)
+        assert.strictEqual((yield* eventLog(rfq.id)).length, d.seq)
+      })
+    )
+
     it.effect("loadLive restores open and settling RFQs with active quotes, pending trade and last seq", () =>
       Effect.gen(function* () {
         const store = yield* RfqStore

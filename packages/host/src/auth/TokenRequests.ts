@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../JsonDepth.js"
 import { Buffer } from "node:buffer"
 import { type ApiError, apiError, type OAuthErrorCode } from "@rfq/engine"
 import { Either } from "effect"
@@ -88,6 +89,11 @@ export const parseFormBody = (body: Uint8Array): Either.Either<Record<string, st
 /** A JSON body that must be an object. */
 export const parseJsonObjectBody = (body: Uint8Array): Either.Either<Record<string, unknown>, ApiError> =>
   Either.flatMap(decodeUtf8(body), (text) => {
+    if (nestedDeeperThan(text)) {
+      return Either.left(
+        apiError("invalidRequest", `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+      )
+    }
     let value: unknown
     try {
       value = JSON.parse(text)

@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../JsonDepth.js"
 import type { ApiError } from "@rfq/engine"
 
 /**
@@ -89,6 +90,9 @@ const entryOf = (value: unknown): RpcEntry => {
 
 /** Parses one text frame. Never throws. */
 export const parseFrame = (text: string, maxBatch: number = DEFAULT_MAX_BATCH): RpcFrame => {
+  if (nestedDeeperThan(text)) {
+    return { _tag: "Rejected", error: invalidRequest(`nested deeper than ${MAX_JSON_DEPTH} levels`) }
+  }
   let value: unknown
   try {
     value = JSON.parse(text)
