@@ -123,8 +123,10 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
           maker_id: makerId
         }))
       )
-      const write = Effect.gen(function* () {
-        yield* sql`INSERT INTO rfqs (id, request_id, request_hash, taker_desk_id, taker_user_id, label, kind, strategy,
+      // One statement (atomic by itself, one round trip): the RFQ row, its legs and makers as
+      // data-modifying CTEs, then its CREATE event.
+      const parts = [
+        sql`r AS (INSERT INTO rfqs (id, request_id, request_hash, taker_desk_id, taker_user_id, label, kind, strategy,
           description, status, base_currency, quote_currency, quote_currencies, amount, anonymous, settlement_options,
           settlement_accounts, split, makers, hedge, mark_price, created_at, expires_at)
         VALUES (${rfq.id}, ${rfq.requestId}, ${rfq.requestId === 0 ? null : bodyHash}, ${rfq.takerDeskId},
@@ -133,9 +135,11 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
           ${rfq.anonymous}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(rfq.settlementOptions)}::jsonb)), ${JSON.stringify(rfq.settlementAccounts)}::jsonb,
           ${rfq.split}, ${JSON.stringify(rfq.makers)}::jsonb,
           ${rfq.hedge === undefined ? null : JSON.stringify(rfq.hedge)}::jsonb, ${rfq.markPrice}, ${rfq.createdAt},
-          ${rfq.expiresAt})`
-        if (rfq.legs.length > 0) {
-          yield* sql`INSERT INTO rfq_legs ${sql.insert(
+          ${rfq.expiresAt}) RETURNING id)`
+      ]
+      if (rfq.legs.length > 0) {
+        parts.push(
+          sql`l AS (INSERT INTO rfq_legs ${sql.insert(
             rfq.legs.map((leg, position) => ({
               rfq_id: rfq.id,
               position,
@@ -147,13 +151,14 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
               expiry: leg.expiry ?? null,
               contracts: JSON.stringify(leg.contracts)
             }))
-          )}`
-        }
-        if (makerRows.length > 0) yield* sql`INSERT INTO rfq_makers ${sql.insert(makerRows)}`
-        yield* sql`INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-        VALUES (${rfq.id}, 1, 'CREATE', ${JSON.stringify(rfq)}::jsonb, ${rfq.createdAt})`
-      })
-      yield* sql.withTransaction(write).pipe(Effect.orDie)
+          )} RETURNING rfq_id)`
+        )
+      }
+      if (makerRows.length > 0)
+        parts.push(sql`m AS (INSERT INTO rfq_makers ${sql.insert(makerRows)} RETURNING rfq_id)`)
+      yield* sql`WITH ${sql.csv(parts)}
+        INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
+        VALUES (${rfq.id}, 1, 'CREATE', ${JSON.stringify(rfq)}::jsonb, ${rfq.createdAt})`.pipe(Effect.orDie)
     })
 
     const applyStep = Effect.fn("RfqStore.applyStep")(function* (

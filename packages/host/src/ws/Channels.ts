@@ -66,5 +66,8 @@ export const renderForSubscription = (
   return render(event, subscription.channel, caller)
 }
 
-/** The engine's `renderEvent`, or a stand-in in tests of the fan-out. */
+/**
+ * The engine's `renderEvent`, or a stand-in in tests of the fan-out. What it answers may depend on
+ * the caller's desk and maker id only (the hub shares one rendering among callers alike in those).
+ */
 export type EventRenderer = (event: EngineEvent, channel: Channel, caller: Caller) => unknown

@@ -191,6 +191,13 @@ export const rateLimitExceeded = (limit: number, windowMs: number, reset: number
 })
 
 /** The live-channel notification of the contract. */
+/**
+ * The text of `subscriptionNotification(channel, seq, data)` given the data's JSON text: what one
+ * event costs per session when many sessions share its rendering.
+ */
+export const subscriptionNotificationText = (channel: string, seq: number, dataJson: string): string =>
+  `{"jsonrpc":"2.0","method":"v1/subscription","params":{"channel":${JSON.stringify(channel)},"seq":${seq},"data":${dataJson}}}`
+
 export const subscriptionNotification = (channel: string, seq: number, data: unknown) => ({
   jsonrpc: "2.0" as const,
   method: "v1/subscription",

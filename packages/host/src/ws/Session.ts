@@ -21,7 +21,7 @@ import {
   rateLimitExceeded,
   resultReply,
   rpcErrorOf,
-  subscriptionNotification
+  subscriptionNotificationText
 } from "./JsonRpc.js"
 import { type MethodContext, sessionMethods } from "./SessionMethods.js"
 import type { Subscriber, SubscriptionHub } from "./SubscriptionHub.js"
@@ -136,10 +136,11 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     const subscriber: Subscriber = {
       caller: () => caller,
       subscriptions: () => subscriptions.values(),
-      deliver: (channel, data) => {
+      deliver: (channel, rendered) => {
         if (state !== "open") return
         seq += 1
-        send(subscriptionNotification(channel, seq, data))
+        // The data's JSON is made once for every session that sees the event alike.
+        transport.send(subscriptionNotificationText(channel, seq, rendered.json))
       }
     }
 

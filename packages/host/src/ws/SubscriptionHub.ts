@@ -7,8 +7,22 @@ export interface Subscriber {
   /** Undefined while unauthenticated: nothing is delivered then. */
   readonly caller: () => Caller | undefined
   readonly subscriptions: () => Iterable<ChannelSubscription>
-  /** Sends at once and never waits (a slow socket buffers or is cut off by its transport). */
-  readonly deliver: (channel: string, data: unknown) => void
+  /**
+   * Sends at once and never waits (a slow socket buffers or is cut off by its transport). `data`
+   * is shared by every subscriber that sees the event alike; its JSON text is made once.
+   */
+  readonly deliver: (channel: string, data: Rendered) => void
+}
+
+/** One rendering of an event, shared by the subscribers who see it the same way. */
+export class Rendered {
+  private text: string | undefined
+  constructor(readonly data: unknown) {}
+  /** The JSON text of `data`, made on first use. */
+  get json(): string {
+    this.text ??= JSON.stringify(this.data)
+    return this.text
+  }
 }
 
 /**
@@ -34,16 +48,28 @@ export class SubscriptionHub {
     return this.subscribers.size
   }
 
-  /** Delivers `event` to every subscriber it is for; answers the failures (a bug per subscriber). */
+  /**
+   * Delivers `event` to every subscriber it is for; answers the failures (a bug per subscriber).
+   * What a caller sees of an event depends only on the channel and the caller's desk and maker id,
+   * so the event is rendered (and serialised) once per such view, not once per socket: a thousand
+   * sessions of three maker desks cost three renderings.
+   */
   publish(event: EngineEvent): ReadonlyArray<unknown> {
     const failures: Array<unknown> = []
+    const views = new Map<string, Rendered | undefined>()
     for (const subscriber of this.subscribers) {
       try {
         const caller = subscriber.caller()
         if (caller === undefined) continue
         for (const subscription of subscriber.subscriptions()) {
-          const data = renderForSubscription(event, subscription, caller, this.render)
-          if (data !== undefined) subscriber.deliver(subscription.name, data)
+          const key = `${subscription.channel}|${subscription.baseCurrency ?? ""}|${caller.deskId}|${caller.makerId ?? ""}`
+          let view = views.get(key)
+          if (view === undefined && !views.has(key)) {
+            const data = renderForSubscription(event, subscription, caller, this.render)
+            view = data === undefined ? undefined : new Rendered(data)
+            views.set(key, view)
+          }
+          if (view !== undefined) subscriber.deliver(subscription.name, view)
         }
       } catch (error) {
         failures.push(error)

@@ -2,10 +2,30 @@ import { assert, describe, it } from "@effect/vitest"
 import { apiError } from "@rfq/engine"
 import { ConfigProvider, Effect, Either } from "effect"
 import { loadHostConfig } from "../../src/Config.js"
-import { goDuration, parseFrame, rpcCodeOfStatus, rpcErrorOf } from "../../src/ws/JsonRpc.js"
+import fc from "fast-check"
+import {
+  goDuration,
+  parseFrame,
+  rpcCodeOfStatus,
+  rpcErrorOf,
+  subscriptionNotification,
+  subscriptionNotificationText
+} from "../../src/ws/JsonRpc.js"
 import { webSocketOptions } from "../../src/ws/WebSocketEndpoint.js"
 
 describe("JSON-RPC helpers", () => {
+  it("a notification built from shared data JSON is the very text of the notification object", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.nat(), fc.jsonValue(), (channel, seq, data) => {
+        const json = JSON.stringify(data)
+        assert.strictEqual(
+          subscriptionNotificationText(channel, seq, json),
+          JSON.stringify(subscriptionNotification(channel, seq, JSON.parse(json)))
+        )
+      })
+    )
+  })
+
   it("durations read as Go prints them (the spec's `1m0s`)", () => {
     const cases: ReadonlyArray<[number, string]> = [
       [60_000, "1m0s"],
