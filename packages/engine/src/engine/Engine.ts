@@ -28,7 +28,7 @@ import {
   renderTrades,
   tradeDirectionFor
 } from "../rfq/RfqView.js"
-import { SecretBox } from "../security/SecretBox.js"
+import { credentialsAad, SecretBox } from "../security/SecretBox.js"
 import { Events } from "../services/Events.js"
 import { Pricing } from "../services/Pricing.js"
 import { Venues } from "../services/Venues.js"
@@ -710,8 +710,6 @@ const makeEngine = (config: EngineConfig) =>
         isExchangeDefault: r.isExchangeDefault
       }))
     })
-
-    const credentialsAad = (deskId: number, alias: string) => `credentials:${deskId}:${alias}`
 
     const credentialsGet = Effect.fn("Engine.credentialsGet")(function* (caller: Caller, id: number) {
       yield* requireTrader(caller)

@@ -1,7 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { ApiError } from "../domain/Errors.js"
-import type { SecretBoxService } from "./SecretBox.js"
+import { credentialsAad, type SecretBoxService } from "./SecretBox.js"
 import { Data, Effect } from "effect"
 
 /**
@@ -26,8 +26,6 @@ export interface RotationResult {
   readonly rotated: number
   readonly alreadyCurrent: number
 }
-
-export const credentialsAad = (deskId: number, alias: string): string => `credentials:${deskId}:${alias}`
 
 export const rotateCredentialsKey = (
   from: SecretBoxService,

@@ -23,6 +23,9 @@ export interface SecretBoxService {
 
 export class SecretBox extends Context.Tag("rfq/SecretBox")<SecretBox, SecretBoxService>() {}
 
+/** The associated data binding an exchange credentials secret to its row (desk and alias). */
+export const credentialsAad = (deskId: number, alias: string): string => `credentials:${deskId}:${alias}`
+
 /** Decodes a 32-byte key given as 64 hex characters or base64. */
 export const parseEncryptionKey = (text: string): Uint8Array | undefined => {
   const t = text.trim()

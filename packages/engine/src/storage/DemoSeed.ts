@@ -4,7 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect } from "effect"
 import type { ApiError } from "../domain/Errors.js"
 import type { SettlementOption } from "../domain/Primitives.js"
-import { SecretBox } from "../security/SecretBox.js"
+import { credentialsAad, SecretBox } from "../security/SecretBox.js"
 import type { AccountRegistration } from "../venues/VenueAccounts.js"
 
 /**
@@ -155,10 +155,7 @@ const insertAll = (hashes: ReadonlyMap<string, string>) =>
       }
       for (const c of desk.credentials) {
         // A venue secret nobody needs to know: the simulated venues accept any.
-        const sealed = yield* box.seal(
-          randomBytes(24).toString("base64url"),
-          `credentials:${deskId}:${c.alias}`
-        )
+        const sealed = yield* box.seal(randomBytes(24).toString("base64url"), credentialsAad(deskId, c.alias))
         yield* sql`INSERT INTO exchange_credentials
             (desk_id, alias, exchange, client_id, client_secret_encrypted, is_exchange_default, created_at)
           VALUES (${deskId}, ${c.alias}, ${c.exchange}, ${`${desk.slug}-${c.alias}`}, ${sealed},
