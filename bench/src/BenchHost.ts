@@ -61,6 +61,7 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
     DATABASE_URL: "",
     DATABASE_SCHEMA: "",
     ENCRYPTION_KEY: "",
+    ENCRYPTION_KEYS: "",
     JWT_SECRET: "",
     ...(database.kind === "postgres"
       ? {
