@@ -119,11 +119,7 @@ export const appRoutes = (input: HostInput) =>
     const document = makeOpenApiDocument(operations, { version })
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, {
-        authenticate: auth.authenticate,
-        knownCaller: auth.knownCaller,
-        authorize: auth.requireRole
-      }),
+      ...restRoutes(operations, engine, { authenticate: auth.authenticate, authorize: auth.requireRole }),
       route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
       metrics.route(),
       ...docsRoutes()

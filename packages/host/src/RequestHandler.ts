@@ -95,10 +95,13 @@ const dispatch = <R>(
   const match = options.router.match(request.method, request.path)
   let routed: Effect.Effect<RouteResponse, ApiError, R>
   switch (match._tag) {
-    case "Found":
-      request = { ...request, route: match.route.path }
-      routed = Effect.suspend(() => match.route.handler({ ...request, params: match.params }))
+    case "Found": {
+      // One copy: the route's pattern for `around`, its parameters for the handler.
+      const found = { ...request, route: match.route.path, params: match.params }
+      request = found
+      routed = Effect.suspend(() => match.route.handler(found))
       break
+    }
     case "MethodNotAllowed":
       routed = Effect.fail(apiError("methodNotAllowed", `allowed: ${match.allow.join(", ")}`))
       break

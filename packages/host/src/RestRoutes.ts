@@ -6,9 +6,8 @@ import { type Route, type RouteRequest, type RouteResponse, route } from "./Rout
 
 /** How the REST layer learns who calls: the auth module provides it. */
 export interface Authenticator<C extends Caller = Caller> {
+  /** Cheap for a token verified before: the auth module answers it from its caches. */
   readonly authenticate: (authorization: string | undefined) => Effect.Effect<C, ApiError>
-  /** The caller when known without any work (a token verified before); `undefined` otherwise. */
-  readonly knownCaller?: (authorization: string | undefined, now: number) => C | undefined
   readonly authorize: (caller: C, access: Access) => Effect.Effect<void, ApiError>
 }
 
@@ -81,18 +80,7 @@ export const restRoutes = <C extends Caller>(
           Effect.map(op.run(engine, caller, decoded), (body): RouteResponse => ({ status: 200, body }))
         )
       })
-    return route(op.method, op.path, (request) => {
-      const header = request.headers.authorization
-      const known =
-        auth.knownCaller === undefined
-          ? Effect.succeed(undefined)
-          : Effect.clockWith((clock) =>
-              Effect.succeed(auth.knownCaller!(header, clock.unsafeCurrentTimeMillis()))
-            )
-      return Effect.flatMap(known, (caller) =>
-        caller !== undefined
-          ? serve(caller, request)
-          : Effect.flatMap(auth.authenticate(header), (c) => serve(c, request))
-      )
-    })
+    return route(op.method, op.path, (request) =>
+      Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) => serve(caller, request))
+    )
   })

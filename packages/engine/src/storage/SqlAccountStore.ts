@@ -104,7 +104,7 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
 
     const credentialsByAlias = (deskId: number, alias: string) =>
       Effect.map(
-        credentialsCache.get(
+        cached(
           `alias:${deskId}:${alias}`,
           selectCredentials(sql`c.desk_id = ${deskId} AND c.alias = ${alias}`)
         ),
@@ -148,24 +148,20 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
       return rows.length === 1
     })
 
-    const makers = makersCache.get(
-      "all",
-      Effect.flatMap(
-        sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers ORDER BY maker_id`,
-        decodeMakers
-      ).pipe(Effect.orDie)
-    )
+    const selectMakers = (key: string, where: Fragment) =>
+      makersCache.get(
+        key,
+        Effect.flatMap(
+          sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers WHERE ${where} ORDER BY maker_id`,
+          decodeMakers
+        ).pipe(Effect.orDie)
+      )
+
+    const makers = selectMakers("all", sql`true`)
 
     const makerOfDesk = (deskId: number) =>
-      Effect.map(
-        makersCache.get(
-          `desk:${deskId}`,
-          Effect.flatMap(
-            sql`SELECT maker_id AS "makerId", desk_id AS "deskId", name FROM makers WHERE desk_id = ${deskId}`,
-            decodeMakers
-          ).pipe(Effect.orDie)
-        ),
-        (rows) => Option.fromNullable(rows[0])
+      Effect.map(selectMakers(`desk:${deskId}`, sql`desk_id = ${deskId}`), (rows) =>
+        Option.fromNullable(rows[0])
       )
 
     // The desks this desk lists as OTC counterparties. Using a counterparty's credentials in a bulk
