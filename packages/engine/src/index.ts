@@ -38,6 +38,14 @@ export * from "./storage/Database.js"
 export * from "./storage/Migrations.js"
 export * from "./storage/SqlErrors.js"
 export {
+  DEFAULT_STATEMENT_DEADLINE_MS,
+  StatementDeadlineExceeded,
+  isDeadlineExceeded,
+  REQUEST_SLACK_MS,
+  withRequestBudget,
+  withStatementDeadline
+} from "./storage/StatementDeadline.js"
+export {
   SimulatedVenues,
   type SimulatedVenuesOptions,
   type InMemoryVenuesOptions

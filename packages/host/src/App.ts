@@ -83,7 +83,10 @@ export const metricsOf = (input: HostInput): Metrics => {
 }
 
 export const appLayer = (input: HostInput) => {
-  const database = makeDatabaseLayer(input.database)
+  // The service is the one engine on its database: a previous process's sessions end at start.
+  const database = makeDatabaseLayer(
+    input.database.kind === "postgres" ? { ...input.database, exclusive: true } : input.database
+  )
   const engine = Layer.unwrapEffect(
     Effect.gen(function* () {
       yield* seedIfDemo(input)
@@ -96,9 +99,15 @@ export const appLayer = (input: HostInput) => {
       })
     })
   )
-  return Layer.mergeAll(engine, AuthLive({ jwtSecret: input.secrets.jwtSecret })).pipe(
-    Layer.provideMerge(database)
-  )
+  const auth = AuthLive({
+    jwtSecret: input.secrets.jwtSecret,
+    loginThrottle: {
+      perAddress: input.config.loginFailuresPerMinute,
+      perClient: 5 * input.config.loginFailuresPerMinute
+    },
+    onSecretVerified: metricsOf(input).onSecretVerified
+  })
+  return Layer.mergeAll(engine, auth).pipe(Layer.provideMerge(database))
 }
 
 /** The WebSocket endpoint, with its session count reported to the metrics of this host. */
@@ -157,10 +166,11 @@ export const rateLimitAround = (input: HostInput) =>
         return Effect.succeed({ ...errorResponse(apiError("rateLimitExceeded")), headers })
       return Effect.matchEffect(next, {
         onFailure: (e) => Effect.succeed({ ...errorResponse(e), headers }),
+        // A route's own X-RateLimit-* (the login limit's 429) wins over the request limit's.
         onSuccess: (response) =>
           Effect.succeed({
             ...response,
-            headers: response.headers === undefined ? headers : { ...response.headers, ...headers }
+            headers: response.headers === undefined ? headers : { ...headers, ...response.headers }
           })
       })
     }

@@ -14,11 +14,21 @@ export interface HostConfig {
   readonly demo: boolean
   readonly rateLimitPerMinute: number
   readonly wsRateLimitPerMinute: number
+  /**
+   * Failed client-secret checks per address per minute over every login path (REST and WS);
+   * a client id takes five times as many from all addresses together (docs/auth.md).
+   */
+  readonly loginFailuresPerMinute: number
   /** A WebSocket session without a heartbeat for this long is closed (4000 `heartbeat timeout`). */
   readonly wsHeartbeatTimeoutMs: number
   /** A WebSocket whose unsent output passes this many bytes is cut off (a client that stopped reading). */
   readonly wsMaxBackpressureBytes: number
   readonly rfqTtlSeconds: number
+  /**
+   * The deadline of every database statement (PostgreSQL), or of the wait for the embedded
+   * database (PGlite): a database that stops answering costs a request this long, then a 503.
+   */
+  readonly databaseQueryTimeoutMs: number
   /**
    * The key ring for exchange credentials at rest, by key version: `ENCRYPTION_KEYS`, or
    * `ENCRYPTION_KEY` as version 1. Unset in embedded mode means "generate into DATA_DIR" (see
@@ -217,9 +227,11 @@ const variables = Config.all({
   demo: variable("DEMO", parseDemo),
   rateLimitPerMinute: variable("RATE_LIMIT_PER_MINUTE", integerIn(1, 1_000_000, 100)),
   wsRateLimitPerMinute: variable("WS_RATE_LIMIT_PER_MINUTE", integerIn(1, 1_000_000, 100)),
+  loginFailuresPerMinute: variable("LOGIN_FAILURES_PER_MINUTE", integerIn(1, 1_000_000, 10)),
   wsHeartbeatTimeoutMs: variable("WS_HEARTBEAT_TIMEOUT_MS", integerIn(100, 3_600_000, 30_000)),
   wsMaxBackpressureBytes: variable("WS_MAX_BACKPRESSURE_BYTES", integerIn(16_384, 1_073_741_824, 4_194_304)),
   rfqTtlSeconds: variable("RFQ_TTL_SECONDS", integerIn(1, 86_400, 300)),
+  databaseQueryTimeoutMs: variable("DATABASE_QUERY_TIMEOUT_MS", integerIn(100, 600_000, 3000)),
   encryptionKey: variable("ENCRYPTION_KEY", secret(decodeEncryptionKey)),
   encryptionKeys: variable("ENCRYPTION_KEYS", keyRing),
   jwtSecret: variable("JWT_SECRET", secret(decodeJwtSecret)),
@@ -269,9 +281,11 @@ export const hostConfig: Config.Config<HostConfig> = variables.pipe(
       demo: Option.getOrElse(v.demo, () => !external),
       rateLimitPerMinute: v.rateLimitPerMinute,
       wsRateLimitPerMinute: v.wsRateLimitPerMinute,
+      loginFailuresPerMinute: v.loginFailuresPerMinute,
       wsHeartbeatTimeoutMs: v.wsHeartbeatTimeoutMs,
       wsMaxBackpressureBytes: v.wsMaxBackpressureBytes,
       rfqTtlSeconds: v.rfqTtlSeconds,
+      databaseQueryTimeoutMs: v.databaseQueryTimeoutMs,
       encryptionKeys,
       jwtSecret: v.jwtSecret,
       logLevel: v.logLevel

@@ -10,8 +10,13 @@ import { resolveSecrets, type Secrets } from "./Secrets.js"
 
 /** What the engine's `makeDatabaseLayer` takes. */
 export type DatabaseLayerConfig =
-  | { readonly kind: "pglite"; readonly dataDir: string }
-  | { readonly kind: "postgres"; readonly url: string; readonly schema?: string }
+  | { readonly kind: "pglite"; readonly dataDir: string; readonly queryTimeoutMs?: number }
+  | {
+      readonly kind: "postgres"
+      readonly url: string
+      readonly schema?: string
+      readonly queryTimeoutMs?: number
+    }
 
 /** PGlite's files live in a subdirectory so that the lock and key files stay out of its way. */
 export const PGLITE_SUBDIR = "pglite"
@@ -54,11 +59,13 @@ export type StartupFailure =
 
 export const databaseLayerConfig = (config: HostConfig): DatabaseLayerConfig => {
   const database = config.database
-  if (database.kind === "pglite") return { kind: "pglite", dataDir: path.join(config.dataDir, PGLITE_SUBDIR) }
+  const queryTimeoutMs = config.databaseQueryTimeoutMs
+  if (database.kind === "pglite")
+    return { kind: "pglite", dataDir: path.join(config.dataDir, PGLITE_SUBDIR), queryTimeoutMs }
   const url = Redacted.value(database.url)
   return Option.match(database.schema, {
-    onNone: () => ({ kind: "postgres", url }),
-    onSome: (schema) => ({ kind: "postgres", url, schema })
+    onNone: () => ({ kind: "postgres", url, queryTimeoutMs }),
+    onSome: (schema) => ({ kind: "postgres", url, schema, queryTimeoutMs })
   })
 }
 

@@ -31,6 +31,12 @@ export class Metrics {
     labelNames: ["venue", "operation", "outcome"] as const,
     registers: [this.registry]
   })
+  readonly secretChecks = new client.Counter({
+    name: "rfq_client_secret_checks_total",
+    help: "Client secrets verified (one scrypt each) by outcome; refused guesses never reach it",
+    labelNames: ["outcome"] as const,
+    registers: [this.registry]
+  })
   openRfqs: () => number = () => 0
   webSocketSessions: () => number = () => 0
 
@@ -53,6 +59,10 @@ export class Metrics {
       }
     })
     client.collectDefaultMetrics({ register: this.registry })
+  }
+
+  readonly onSecretVerified = (matched: boolean) => {
+    this.secretChecks.inc({ outcome: matched ? "match" : "mismatch" })
   }
 
   readonly onVenueCall = (venue: string, operation: string, outcome: string) => {

@@ -143,7 +143,10 @@ export const makeOpenApiDocument = (
         "401": {
           description: "Invalid client or grant",
           content: { "application/json": { schema: toJson(TokenErrorBody) } }
-        }
+        },
+        "429": errorResponse(
+          "Rate limit exceeded: requests per address, or failed client-secret checks per address or client id (then with Retry-After; the secret is not checked)"
+        )
       }
     }
   }

@@ -38,6 +38,16 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Gives back one request `key` took at `takenAt` (the login limiter counts only failures), if
+   * its window is still the current one: a new window never counted it.
+   */
+  refund(key: string, takenAt: number): void {
+    const window = this.windows.get(key)
+    if (window === undefined || window.start !== takenAt - (takenAt % this.windowMs)) return
+    if (window.count > 0) window.count--
+  }
+
   /** Forgets windows that ended, once per window, so idle keys do not accumulate. */
   private sweep(start: number) {
     this.lastSweep = start

@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer"
 import { STATUS_CODES } from "node:http"
-import { type ApiError, apiError, isApiError } from "@rfq/engine"
+import { type ApiError, apiError, isApiError, withRequestBudget } from "@rfq/engine"
 import { Cause, Effect, Exit, type Fiber, FiberId, FiberRef, FiberRefs, HashMap, Runtime } from "effect"
 import type uWS from "uWebSockets.js"
 import type { InFlight } from "./InFlight.js"
@@ -106,13 +106,16 @@ const dispatch = <R>(
       routed = Effect.fail(apiError("methodNotAllowed", `allowed: ${match.allow.join(", ")}`))
       break
     case "MalformedPath":
-      routed = Effect.fail(apiError("invalidRequest", "the path is not valid percent-encoding"))
+      routed = Effect.fail(apiError("invalidRequest", `${match.param}: is not valid percent-encoding`))
       break
     case "NotFound":
       routed = Effect.fail(apiError("notFound"))
   }
+  // One database budget for the whole request (see the engine's `withRequestBudget`).
   return Effect.catchAllCause(
-    options.around === undefined ? routed : Effect.suspend(() => options.around!(request, routed)),
+    withRequestBudget(
+      options.around === undefined ? routed : Effect.suspend(() => options.around!(request, routed))
+    ),
     answerFailure
   )
 }

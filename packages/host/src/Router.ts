@@ -52,8 +52,8 @@ export type RouteMatch<R> =
   | { readonly _tag: "Found"; readonly route: Route<R>; readonly params: Readonly<Record<string, string>> }
   | { readonly _tag: "MethodNotAllowed"; readonly allow: ReadonlyArray<HttpMethod> }
   | { readonly _tag: "NotFound" }
-  /** A parameter segment that is not valid percent-encoding. */
-  | { readonly _tag: "MalformedPath" }
+  /** A parameter segment that is not valid percent-encoding (UTF-8); `param` names it. */
+  | { readonly _tag: "MalformedPath"; readonly param: string }
 
 export interface Router<R> {
   readonly routes: ReadonlyArray<Route<R>>
@@ -149,7 +149,7 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
       try {
         params[segment.param] = part.includes("%") ? decodeURIComponent(part) : part
       } catch {
-        return { _tag: "MalformedPath" }
+        return { _tag: "MalformedPath", param: segment.param }
       }
     }
     return { _tag: "Found", route: best.route, params }

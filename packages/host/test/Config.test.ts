@@ -58,6 +58,7 @@ describe("host configuration", () => {
           rate: config.rateLimitPerMinute,
           wsRate: config.wsRateLimitPerMinute,
           ttl: config.rfqTtlSeconds,
+          queryTimeout: config.databaseQueryTimeoutMs,
           key: ring(config.encryptionKeys),
           jwt: bytes(config.jwtSecret),
           log: config.logLevel
@@ -71,6 +72,7 @@ describe("host configuration", () => {
           rate: 100,
           wsRate: 100,
           ttl: 300,
+          queryTimeout: 3000,
           key: "none",
           jwt: "none",
           log: LogLevel.Info
@@ -213,6 +215,10 @@ describe("host configuration", () => {
           'WS_RATE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "x"'
         ],
         [{ RFQ_TTL_SECONDS: "86401" }, 'RFQ_TTL_SECONDS must be an integer between 1 and 86400, got "86401"'],
+        [
+          { DATABASE_QUERY_TIMEOUT_MS: "50" },
+          'DATABASE_QUERY_TIMEOUT_MS must be an integer between 100 and 600000, got "50"'
+        ],
         [
           { ENCRYPTION_KEY: "abcd" },
           "ENCRYPTION_KEY must be 64 hex characters or the base64 encoding of 32 bytes"

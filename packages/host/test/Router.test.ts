@@ -73,7 +73,9 @@ describe("Router", () => {
   })
 
   it("a parameter that is not valid percent-encoding is MalformedPath", () => {
-    assert.deepStrictEqual(router.match("GET", "/v1/rfq/%E0%A4%A"), { _tag: "MalformedPath" })
+    assert.deepStrictEqual(router.match("GET", "/v1/rfq/%E0%A4%A"), { _tag: "MalformedPath", param: "id" })
+    // A lone surrogate's code unit as UTF-8 (CESU) is not UTF-8 either.
+    assert.deepStrictEqual(router.match("GET", "/v1/rfq/%ED%A0%80"), { _tag: "MalformedPath", param: "id" })
   })
 
   it("a duplicate method and path shape is refused when the table is built", () => {

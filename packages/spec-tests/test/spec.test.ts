@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from "vitest"
 import { forgedTokens } from "../src/hosted/ForgedTokens.js"
 import type { HostedContext } from "../src/hosted/HostControl.js"
 import { restart } from "../src/hosted/Restart.js"
+import { restartStatements } from "../src/hosted/RestartStatements.js"
 import { portableGroups } from "../src/scenarios/index.js"
 import { openWorld, type World } from "../src/World.js"
 import { type Backend, backends, HOST_START_TIMEOUT_MS, startHost, type TestHost } from "./support/hosts.js"
@@ -43,7 +44,11 @@ for (const target of targets) {
     // Against a deployment a scenario may wait for rate-limit windows (see ApiClient).
     register(portableGroups, () => world, target.backend === undefined ? URL_SCENARIO_TIMEOUT_MS : undefined)
     if (target.backend !== undefined) {
-      register<HostedContext>([forgedTokens, restart], () => ({ world, host: host! }), HOST_START_TIMEOUT_MS)
+      register<HostedContext>(
+        [forgedTokens, restart, restartStatements],
+        () => ({ world, host: host! }),
+        HOST_START_TIMEOUT_MS
+      )
     }
   })
 }

@@ -63,8 +63,11 @@ export interface AccountStoreService {
   readonly makers: Effect.Effect<ReadonlyArray<MakerRow>>
   readonly makerOfDesk: (deskId: number) => Effect.Effect<Option.Option<MakerRow>>
   readonly counterparties: (deskId: number) => Effect.Effect<ReadonlyArray<CounterpartyRow>>
-  /** Claims a bulk block trade nonce for the desk, forever; false when it was used before. */
-  readonly claimNonce: (deskId: number, nonce: string) => Effect.Effect<boolean>
+  /**
+   * Claims a bulk block trade nonce for the desk, forever, and numbers the block trade: the id is
+   * ours (unique, persisted with the claim). None when the nonce was used before.
+   */
+  readonly claimNonce: (deskId: number, nonce: string) => Effect.Effect<Option.Option<number>>
 }
 
 export class AccountStore extends Context.Tag("rfq/AccountStore")<AccountStore, AccountStoreService>() {}

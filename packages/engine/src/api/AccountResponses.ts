@@ -133,6 +133,7 @@ export const BulkExchangeResult = responseObject(
   "The venue's answer to a block trade.",
   {
     exchange: SettlementOption,
+    exchangeBlockTradeId: Text.annotations({ description: "The venue's own id of the block trade." }),
     trades: Schema.Array(BulkExchangeTrade)
   }
 )
@@ -150,7 +151,11 @@ export const BulkBlockTradeResult = responseObject(
   "Outcome of one block trade of `POST /block-trade/bulk`.",
   {
     nonce: Text,
-    blockTradeId: optional(Text.annotations({ description: "The venue's block trade id." })),
+    blockTradeId: optional(
+      Int.annotations({
+        description: "Our id of the block trade (an integer, unique); the venue's id is in `exchangeResult`."
+      })
+    ),
     exchangeResult: optional(BulkExchangeResult),
     exchangeError: optional(BulkExchangeError)
   }

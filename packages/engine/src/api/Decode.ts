@@ -1,6 +1,7 @@
 import { Effect, Either, Option, ParseResult, type Schema, SchemaAST } from "effect"
 import { type ApiError, apiError, type ErrorKey } from "../domain/Errors.js"
 import { type ErrorKeyAnnotation, ErrorKeyId, mustBeOneOf, showValue } from "./Messages.js"
+import { findRefusedText, refusedTextError } from "./StorableText.js"
 
 /**
  * Turns a client's JSON (body, query or path values, JSON-RPC params) into a typed request, or
@@ -232,9 +233,21 @@ export const decodeRequest = <A, I>(
 ): Effect.Effect<A, ApiError> =>
   Either.match(decodeRequestEither(schema, input), { onLeft: Effect.fail, onRight: Effect.succeed })
 
-/** The synchronous form of `decodeRequest`, for callers outside Effect. */
+/**
+ * The synchronous form of `decodeRequest`, for callers outside Effect. A decoded request holding
+ * text the service refuses (`findRefusedText`: a field whose schema forgot the text check) is a 400
+ * naming the field, so no such string reaches the engine or storage.
+ */
 export const decodeRequestEither = <A, I>(
   schema: Schema.Schema<A, I, never>,
   input: unknown
 ): Either.Either<A, ApiError> =>
-  Either.mapLeft(ParseResult.decodeUnknownEither(schema, parseOptions)(input), toApiError)
+  Either.flatMap(
+    Either.mapLeft(ParseResult.decodeUnknownEither(schema, parseOptions)(input), toApiError),
+    (decoded) => {
+      const refused = findRefusedText(decoded)
+      return refused === undefined
+        ? Either.right(decoded)
+        : Either.left(refusedTextError(refused, formatIssuePath))
+    }
+  )

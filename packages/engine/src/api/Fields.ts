@@ -20,6 +20,7 @@ import {
   showValue,
   wholeMessage
 } from "./Messages.js"
+import { textIssue } from "./StorableText.js"
 
 /** Leaf fields of JSON bodies: literals, strings, booleans, decimals, ids, timestamps. */
 
@@ -57,14 +58,16 @@ export const ExchangeCodeField = literalField(SettlementOption, "exchangeNotFoun
 const emptyFailure = { message: () => emptyMessage, [ErrorKeyId]: "emptyValue" as ErrorKey }
 
 /**
- * A required (or present optional) string: not empty, not blank, at most `max` characters. An empty
- * or blank value is the spec's `empty value`; the value is kept as sent (no trimming).
+ * A required (or present optional) string: not empty, not blank, at most `max` characters, no
+ * text the service refuses to store (U+0000, lone surrogates, control characters: `textIssue`).
+ * An empty or blank value is the spec's `empty value`; the value is kept as sent (no trimming).
  */
 export const textField = (max: number) =>
   Schema.String.annotations({ message: (issue) => `expected a string, got ${showValue(issue.actual)}` }).pipe(
     Schema.minLength(1, emptyFailure),
     Schema.pattern(/\S/, emptyFailure),
-    Schema.maxLength(max, { message: () => `must be at most ${max} characters` })
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
+    Schema.filter((text) => textIssue(text))
   )
 
 /** Instrument names are parsed by the engine; here only their presence and size are checked. */

@@ -64,10 +64,12 @@ export const StatusListParam = Schema.transform(
 
 /**
  * The response's `cursor` is an integer (0 when there is no next page), so a request cursor is the
- * string of such an integer. What it points at is the engine's (a keyset position).
+ * string of such an integer. What it points at is the engine's (a keyset position); a value the
+ * caller could not have received is refused like one that names nothing.
  */
 export const CursorParam = NonNegativeIntParam.annotations({
-  description: "The `cursor` of the previous page."
+  description:
+    "The `cursor` of the previous page (0 or absent: the first page). An id of no RFQ (quote) the caller can see is 400."
 })
 
 const pageFields = {

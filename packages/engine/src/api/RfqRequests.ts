@@ -148,6 +148,18 @@ const createRfqIssues = (body: CreateRfqShape): ReadonlyArray<FilterIssue> => {
   keysOutsideOptions("makers", body.makers)
   if (mapKeys(body.makers).length === 0)
     issues.push({ path: ["makers"], message: "must name at least one maker" })
+  else {
+    // An option nobody is invited on could never be quoted: a mistake, not a choice.
+    const invited = new Set(mapKeys(body.makers))
+    for (const option of body.settlementOptions) {
+      if (!invited.has(option)) {
+        issues.push({
+          path: ["makers", option],
+          message: `settlement option ${option} has no invited makers; invite at least one or drop the option`
+        })
+      }
+    }
+  }
   if (body.settlementAccounts !== undefined) keysOutsideOptions("settlementAccounts", body.settlementAccounts)
   else if (body.settlementCredentials !== undefined) {
     keysOutsideOptions("settlementCredentials", body.settlementCredentials)

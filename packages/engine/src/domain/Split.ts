@@ -120,19 +120,6 @@ export interface VenueLegAmounts {
   readonly amountStep: BigDecimal.BigDecimal
 }
 
-/** A leg as rule 4 sees it: leg amount = account share × ratio. */
-export interface SplitLeg {
-  readonly instrumentName: string
-  readonly ratio: BigDecimal.BigDecimal
-}
-
-/** One settlement option's accounts and its venue's rules for leg `legIndex`. */
-export interface OptionSplit {
-  readonly settlementOption: SettlementOption
-  readonly accounts: ReadonlyArray<SplitAccount>
-  readonly venueLeg: (legIndex: number) => VenueLegAmounts
-}
-
 /**
  * The step an amount of this RFQ is split on at one venue: the coarsest amount step among its legs
  * (all legs of an option RFQ, or of a future RFQ, share one step, so in practice it is that step).
@@ -145,51 +132,4 @@ export const splitAmountStep = (legRules: ReadonlyArray<VenueLegAmounts>): BigDe
     (step, rule) => (BigDecimal.greaterThan(rule.amountStep, step) ? rule.amountStep : step),
     first.amountStep
   )
-}
-
-const isAllocatable = (accounts: ReadonlyArray<SplitAccount>): boolean =>
-  accounts.length > 0 &&
-  accounts.every((a) => BigDecimal.isPositive(a.percentage)) &&
-  BigDecimal.equals(sumDecimals(accounts.map((a) => a.percentage)), hundred)
-
-/**
- * Rule 4 for one settlement option: every account's share of every leg meets the venue's minimum
- * block amount. Shares come from `allocateSplit` of the RFQ amount on `splitAmountStep`, the same
- * arithmetic settlement uses, so an account that passes here gets exactly the checked amount when the
- * whole RFQ amount trades. Accounts that break rules 1–3 are left to `validateSettlementAccounts`.
- */
-export const minimumBlockViolations = (
-  amount: BigDecimal.BigDecimal,
-  legs: ReadonlyArray<SplitLeg>,
-  split: OptionSplit
-): ReadonlyArray<string> => {
-  if (legs.length === 0 || !isAllocatable(split.accounts) || BigDecimal.isNegative(amount)) return []
-  const legRules = legs.map((_, i) => split.venueLeg(i))
-  const shares = allocateSplit(amount, split.accounts, splitAmountStep(legRules))
-  const reasons: Array<string> = []
-  split.accounts.forEach((account, a) => {
-    const share = shares[a]!
-    legs.forEach((leg, l) => {
-      const legAmount = BigDecimal.normalize(BigDecimal.multiply(share, leg.ratio))
-      const minimum = legRules[l]!.minBlockAmount
-      if (BigDecimal.lessThan(legAmount, minimum)) {
-        reasons.push(
-          `settlementAccounts.${split.settlementOption}: credentialsId ${account.credentialsId} would trade ` +
-            `${fmt(legAmount)} of ${leg.instrumentName} (share ${fmt(share)} × ratio ${fmt(leg.ratio)}), ` +
-            `below the venue's minimum block amount ${fmt(minimum)}`
-        )
-      }
-    })
-  })
-  return reasons
-}
-
-/** Rule 4 over every settlement option of the RFQ, all violations collected. */
-export const validateMinimumBlockAmounts = (
-  amount: BigDecimal.BigDecimal,
-  legs: ReadonlyArray<SplitLeg>,
-  splits: ReadonlyArray<OptionSplit>
-): Either.Either<void, ApiError> => {
-  const reasons = splits.flatMap((split) => minimumBlockViolations(amount, legs, split))
-  return reasons.length === 0 ? Either.void : Either.left(apiError("invalidRequest", reasons))
 }

@@ -13,9 +13,12 @@ type BulkResult =
     }
   | {
       readonly nonce: string
-      readonly blockTradeId: string
+      /** Our id of the block trade (an integer, numbered when its nonce was claimed). */
+      readonly blockTradeId: number
       readonly exchangeResult: {
         readonly exchange: string
+        /** The venue's own id of the block trade. */
+        readonly exchangeBlockTradeId: string
         readonly trades: ReadonlyArray<{
           readonly exchangeTradeId: string
           readonly instrumentName: string
@@ -36,7 +39,8 @@ const refused = (nonce: string, message: string, reason?: string): BulkResult =>
  * element of the answer says what happened. Credentials are named by alias: the caller desk's own,
  * or a counterparty desk's as `<counterpartyId>:<alias>` when that counterparty allows it. A nonce
  * is claimed (forever, per desk) before the venue is called, so a replay is refused, never
- * executed twice; the venue call is idempotent by `bulk-<desk>-<nonce>` as well.
+ * executed twice; the venue call is idempotent by `bulk-<desk>-<nonce>` as well. Claiming the nonce
+ * numbers the block trade: `blockTradeId` is that integer, the venue's own id is in `exchangeResult`.
  */
 export const bulkBlockTrades = (
   accounts: AccountStoreService,
@@ -113,7 +117,8 @@ export const bulkBlockTrades = (
             )
           }
         }
-        if (!(yield* accounts.claimNonce(caller.deskId, bt.nonce))) {
+        const claimed = yield* accounts.claimNonce(caller.deskId, bt.nonce)
+        if (Option.isNone(claimed)) {
           return refused(bt.nonce, "invalid request", `nonce ${bt.nonce} was already used`)
         }
         const result = yield* venues
@@ -129,9 +134,10 @@ export const bulkBlockTrades = (
           return refused(bt.nonce, "the venue refused the block trade", result.left.reason)
         return {
           nonce: bt.nonce,
-          blockTradeId: result.right.blockTradeId,
+          blockTradeId: claimed.value,
           exchangeResult: {
             exchange: venue,
+            exchangeBlockTradeId: result.right.blockTradeId,
             trades: result.right.legs.map((l) => ({
               exchangeTradeId: l.tradeId,
               instrumentName: l.venueName,

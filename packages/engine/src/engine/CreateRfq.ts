@@ -1,14 +1,13 @@
 import { BigDecimal, Effect, Either, Option } from "effect"
 import type { CreateRfqRequest } from "../api/RfqRequests.js"
 import { AccountStore } from "../accounts/AccountStore.js"
-import { isMultipleOf, roundToStep } from "../domain/Decimal.js"
+import { isMultipleOf } from "../domain/Decimal.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { type Instrument, legExpiryField, parseInstrument } from "../domain/Instrument.js"
 import type { QuoteCurrency, SettlementOption } from "../domain/Primitives.js"
 import { directionSign } from "../domain/Primitives.js"
 import { quoteCurrenciesFor, resolveQuoteCurrency } from "../domain/QuoteCurrencies.js"
 import { legAmount, parseRatio } from "../domain/Ratio.js"
-import { allocateSplit, splitAmountStep, validateMinimumBlockAmounts } from "../domain/Split.js"
 import { classifyStrategy, describeStructure, rfqKind } from "../domain/Strategy.js"
 import { decString } from "../rfq/Dec.js"
 import type {
@@ -21,6 +20,7 @@ import type {
 } from "../rfq/RfqRecord.js"
 import { Pricing } from "../services/Pricing.js"
 import { type VenueInstrument, Venues } from "../services/Venues.js"
+import { checkSettlementRules } from "./SettlementChecks.js"
 
 const fail = (e: ApiError) => Effect.fail(e)
 const orFail = <A>(e: Either.Either<A, ApiError>) =>
@@ -224,34 +224,8 @@ export const buildRfq = (
       makerMap[option] = invited
     }
 
-    // Split rule 4: every account's share of every leg meets the venue's minimum block amount.
+    // Marks, then split rules 4 and 5 (hedge included) with the amounts settlement would trade.
     const amount = req.amount
-    const splitLegs = parsed.map((p, i) => ({ instrumentName: req.legs[i]!.instrumentName, ratio: p.ratio }))
-    yield* orFail(
-      validateMinimumBlockAmounts(
-        amount,
-        splitLegs,
-        options.map((option) => ({
-          settlementOption: option,
-          accounts: (settlementAccounts[option] ?? []).map((a) => ({
-            credentialsId: a.credentialsId,
-            percentage: BigDecimal.unsafeFromString(a.percentage)
-          })),
-          venueLeg: (i: number) => legContracts[i]![option]!
-        }))
-      )
-    )
-    for (const option of options) {
-      const rules = legContracts.map((c) => c[option]!)
-      const step = splitAmountStep(rules)
-      if (!isMultipleOf(amount, step)) {
-        return yield* fail(
-          apiError("invalidRequest", `amount: must be a multiple of ${decString(step)} on ${option}`)
-        )
-      }
-    }
-
-    // Marks and split rule 5: each account must pass the venue's block trade simulation.
     const markOption = pricingOption({ settlementOptions: options, quoteCurrencies, quoteCurrency })
     let markPrice = BigDecimal.unsafeFromString("0")
     for (const [i, p] of parsed.entries()) {
@@ -263,59 +237,29 @@ export const buildRfq = (
         directionSign(req.legs[i]!.direction) === 1 ? term : BigDecimal.negate(term)
       )
     }
-    for (const option of options) {
-      const list = settlementAccounts[option]!
-      const shareStep = splitAmountStep(legContracts.map((c) => c[option]!))
-      // The same arithmetic settlement uses, so the venue simulates the amounts that will trade.
-      const shares = allocateSplit(
-        amount,
-        list.map((a) => ({
-          credentialsId: a.credentialsId,
-          percentage: BigDecimal.unsafeFromString(a.percentage)
-        })),
-        shareStep
-      )
-      for (const [accountIndex, account] of list.entries()) {
-        const row = desk.find((c) => c.id === account.credentialsId)!
-        const share = shares[accountIndex]!
-        const legs = yield* Effect.forEach(parsed, (p, i) =>
-          Effect.gen(function* () {
-            const contract = legContracts[i]![option]!
-            const mark = yield* pricing.mark(contract)
-            const band = venues.priceBand(contract, mark)
-            const onTick = roundToStep(mark, contract.tickSize)
-            const price = BigDecimal.lessThan(onTick, band.low)
-              ? band.low
-              : BigDecimal.greaterThan(onTick, band.high)
-                ? band.high
-                : onTick
-            return {
-              instrument: contract,
-              direction: req.legs[i]!.direction,
-              price: roundToStep(price, contract.tickSize),
-              amount: BigDecimal.normalize(BigDecimal.multiply(share, p.ratio))
-            }
-          })
-        )
-        const simulated = yield* venues
-          .simulateBlockTrade({
-            venue: option,
-            idempotencyKey: `simulation-${ids.id}-${row.id}`,
-            maker: { credentialsId: 0, clientId: "" },
-            taker: { credentialsId: row.id, clientId: row.clientId },
-            legs
-          })
-          .pipe(Effect.either)
-        if (Either.isLeft(simulated)) {
-          return yield* fail(
-            apiError(
-              "invalidRequest",
-              `settlementAccounts.${option}: credentialsId ${row.id} (${row.alias}) failed the venue's block trade simulation: ${simulated.left.reason}`
-            )
-          )
-        }
-      }
-    }
+    yield* checkSettlementRules({
+      rfqId: ids.id,
+      amount,
+      options,
+      split: req.settlementAccounts !== undefined,
+      legs: parsed.map((p, i) => ({
+        instrumentName: req.legs[i]!.instrumentName,
+        direction: req.legs[i]!.direction,
+        ratio: p.ratio,
+        contracts: legContracts[i]!
+      })),
+      hedge:
+        req.hedge === undefined || hedgeContracts === undefined
+          ? undefined
+          : {
+              instrumentName: req.hedge.instrumentName,
+              direction: req.hedge.direction,
+              amount: req.hedge.amount,
+              contracts: hedgeContracts
+            },
+      accounts: settlementAccounts,
+      desk
+    })
 
     const strategyLegs = parsed.map((p, i) => ({
       instrument: p.instrument,

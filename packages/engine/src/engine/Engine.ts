@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { BigDecimal, Clock, Context, Effect, Either, Layer, Option, type Scope } from "effect"
+import { BigDecimal, Clock, Context, Effect, Either, Exit, Layer, Option, type Scope } from "effect"
 import { AccountStore } from "../accounts/AccountStore.js"
 import type { BulkBlockTradeRequest, CreateExchangeCredentialsRequest } from "../api/AccountRequests.js"
 import type { InstrumentsQuery, ListQuotesQuery, ListRfqsQuery } from "../api/Queries.js"
@@ -14,7 +14,7 @@ import { type ApiError, apiError } from "../domain/Errors.js"
 import { legPrices } from "../domain/LegPrices.js"
 import type { SettlementOption } from "../domain/Primitives.js"
 import { decString } from "../rfq/Dec.js"
-import { makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
+import { type ExpiryScheduler, makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
 import { type RfqActor, makeRfqActors, viewOf } from "../rfq/RfqActors.js"
 import { acceptRejection, canSee, isTaker, quoteRejection } from "../rfq/QuoteRules.js"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
@@ -46,6 +46,9 @@ const exchanges: Record<SettlementOption, { readonly exchangeId: number; readonl
   DBT: { exchangeId: 1, name: "DBT" },
   BULL: { exchangeId: 2, name: "BULL" }
 }
+
+/** How soon an RFQ left unsettled (a write in doubt, a settlement cut off) is looked at again. */
+const UNSETTLED_RETRY_MS = 1000
 
 const requireTrader = (caller: Caller) =>
   caller.roles.includes("trader") ? Effect.void : Effect.fail(apiError("insufficientPermissions"))
@@ -121,17 +124,43 @@ const makeEngine = (config: EngineConfig) =>
         reindex(actor)
         return changed
       })
-    /** `actors.withActor`, then the index re-read: the mailbox may have expired the RFQ first. */
-    const withActor = <A>(rfqId: number, body: (actor: RfqActor) => Effect.Effect<A, ApiError>) =>
-      actors.withActor(rfqId, (actor) =>
-        Effect.ensuring(
-          body(actor),
-          Effect.sync(() => reindex(actor))
+    /**
+     * `actors.withActor`, then the index re-read: the mailbox may have expired the RFQ first. An
+     * RFQ found settling inside its mailbox is a settlement a command left unfinished (a write or
+     * a venue call that failed, the database stalled): it is finished first, by the venue's
+     * idempotency keys, so no block trade runs twice. One still unsettled afterwards (in doubt, or
+     * settling) is looked at again shortly, whether or not a client comes back to it.
+     */
+    const withActor = <A>(
+      rfqId: number,
+      body: (actor: RfqActor) => Effect.Effect<A, ApiError>
+    ): Effect.Effect<A, ApiError> =>
+      actors
+        .withActor(rfqId, (actor) =>
+          Effect.ensuring(
+            Effect.zipRight(finishSettlement(actor), body(actor)),
+            Effect.sync(() => reindex(actor))
+          )
         )
-      )
+        .pipe(
+          Effect.ensuring(Effect.suspend(() => (actors.unsettled(rfqId) ? retryLater(rfqId) : Effect.void)))
+        )
+    const finishSettlement = (actor: RfqActor) =>
+      actor.value === "settling" ? reconcile(actor).pipe(Effect.provide(context), Effect.orDie) : Effect.void
+    // The expiry scheduler doubles as the timer of these second looks.
+    const retriesDue = new Set<number>()
+    const retryLater = (rfqId: number): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (retriesDue.has(rfqId)) return Effect.void
+        retriesDue.add(rfqId)
+        return Effect.flatMap(now(), (at) => scheduler.schedule(rfqId, at + UNSETTLED_RETRY_MS))
+      })
 
-    const scheduler = yield* makeExpiryScheduler((rfqId) =>
-      withActor(rfqId, () => Effect.void).pipe(
+    const scheduler: ExpiryScheduler = yield* makeExpiryScheduler((rfqId) =>
+      Effect.suspend(() => {
+        retriesDue.delete(rfqId)
+        return withActor(rfqId, () => Effect.void)
+      }).pipe(
         Effect.catchAll(() => Effect.void),
         Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
       )
@@ -193,7 +222,14 @@ const makeEngine = (config: EngineConfig) =>
         const record = yield* buildRfq(caller, req, { id, now: yield* now(), ttlMs: config.rfqTtlMs }).pipe(
           Effect.provide(context)
         )
-        yield* store.insertRfq(record, bodyHash)
+        // An insert that failed may still commit (a stalled database): its expiry is due either way.
+        yield* store
+          .insertRfq(record, bodyHash)
+          .pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : scheduler.schedule(record.id, record.expiresAt)
+            )
+          )
         const actor = actors.register({ rfq: record, quotes: {} })
         yield* scheduler.schedule(record.id, record.expiresAt)
         yield* actors.publish([
@@ -217,11 +253,12 @@ const makeEngine = (config: EngineConfig) =>
     })
 
     /** The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open. */
+    /** One in doubt is reloaded first (in its mailbox): a read never shows an unsettled write. */
     const readActor = (rfqId: number) =>
       Effect.flatMap(actors.actorOf(rfqId), (found) =>
-        Option.isSome(found) && found.value.value === "open"
+        Option.isSome(found) && (found.value.value === "open" || found.value.doubt)
           ? Effect.flatMap(now(), (at) =>
-              at >= found.value.state.rfq.expiresAt
+              found.value.doubt || at >= found.value.state.rfq.expiresAt
                 ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
                 : Effect.succeed(found)
             )
@@ -260,19 +297,27 @@ const makeEngine = (config: EngineConfig) =>
         return Effect.succeed(renderedRfq(found.value, caller))
       })
 
+    /** The one answer to a list cursor the caller could not have received (issue 12). */
+    const notACursor = (cursor: number) =>
+      apiError("invalidRequest", `cursor: ${cursor} is not a cursor of this list`)
+
     const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
       // The cursor is the id of the last RFQ of the previous page; the keyset is its (createdAt, id).
-      const cursorRfq =
-        query.cursor === undefined || query.cursor === 0 ? undefined : yield* actors.actorOf(query.cursor)
-      if (cursorRfq !== undefined && Option.isNone(cursorRfq)) {
-        return yield* Effect.fail(
-          apiError("invalidRequest", `cursor: ${query.cursor} is not a cursor of this list`)
-        )
+      // Only an RFQ the caller can see (as `GET /rfq/{id}` would show it) is a cursor; any other
+      // id, existing or not, gets the same 400, so a cursor tells nothing about other desks' RFQs.
+      let after: { readonly createdAt: number; readonly id: number } | undefined
+      if (query.cursor !== undefined && query.cursor !== 0) {
+        const found = yield* actors.actorOf(query.cursor)
+        if (
+          Option.isNone(found) ||
+          found.value.value === "deleted" ||
+          !canSee(found.value.state.rfq, caller)
+        ) {
+          return yield* Effect.fail(notACursor(query.cursor))
+        }
+        after = { createdAt: found.value.state.rfq.createdAt, id: found.value.state.rfq.id }
       }
-      const after =
-        cursorRfq === undefined || Option.isNone(cursorRfq)
-          ? undefined
-          : { createdAt: cursorRfq.value.state.rfq.createdAt, id: cursorRfq.value.state.rfq.id }
+      // One row past the page says whether another page follows: the last page's cursor is 0.
       const page = yield* store.list({
         deskId: caller.deskId,
         makerId: caller.makerId,
@@ -282,19 +327,19 @@ const makeEngine = (config: EngineConfig) =>
         startTime: query.startTime,
         endTime: query.endTime,
         after,
-        limit: query.limit
+        limit: query.limit + 1
       })
+      const ids = page.ids.slice(0, query.limit)
       const results: Array<Json> = []
-      for (const id of page.ids) {
+      for (const id of ids) {
         const found = yield* readActor(id)
         if (Option.isNone(found)) continue
         const rendered = renderRfq(viewOf(found.value.value, found.value.state), caller, { single: false })
         if (rendered !== undefined) results.push(rendered)
       }
-      const last = page.ids[page.ids.length - 1]
       return {
         totalResults: page.total,
-        cursor: page.ids.length === query.limit && last !== undefined ? last : 0,
+        cursor: page.ids.length > query.limit ? ids[ids.length - 1]! : 0,
         results
       }
     })
@@ -363,15 +408,18 @@ const makeEngine = (config: EngineConfig) =>
         // Reserve the label before the commit yields, so no other RFQ can take it meanwhile.
         const reserved = q.label === undefined ? undefined : labelKey(q.makerDeskId, q.label)
         if (reserved !== undefined) labels.set(reserved, q.id)
+        // A write that failed frees the label; if it committed after all, the reload re-indexes it.
         const changed = yield* stepActor(actor, { type: "QUOTE.PUT", candidate: c }).pipe(
-          Effect.onInterrupt(() =>
-            Effect.sync(
-              () =>
-                reserved !== undefined &&
-                labels.get(reserved) === q.id &&
-                !activeQuotes.has(q.id) &&
-                labels.delete(reserved)
-            )
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : Effect.sync(
+                  () =>
+                    reserved !== undefined &&
+                    labels.get(reserved) === q.id &&
+                    !activeQuotes.has(q.id) &&
+                    labels.delete(reserved)
+                )
           )
         )
         if (!changed) {
@@ -517,15 +565,14 @@ const makeEngine = (config: EngineConfig) =>
     })
 
     const listQuotes = Effect.fn("Engine.listQuotes")(function* (caller: Caller, query: ListQuotesQuery) {
+      // Only a quote of the caller's desk is a cursor; any other id, existing or not, gets the same 400.
       const cursorQuote =
         query.cursor === undefined || query.cursor === 0 ? undefined : yield* store.quote(query.cursor)
       if (
         cursorQuote !== undefined &&
         (Option.isNone(cursorQuote) || cursorQuote.value.makerDeskId !== caller.deskId)
       ) {
-        return yield* Effect.fail(
-          apiError("invalidRequest", `cursor: ${query.cursor} is not a cursor of this list`)
-        )
+        return yield* Effect.fail(notACursor(query.cursor ?? 0))
       }
       const after =
         cursorQuote === undefined || Option.isNone(cursorQuote)
@@ -537,13 +584,13 @@ const makeEngine = (config: EngineConfig) =>
         startTime: query.startTime,
         endTime: query.endTime,
         after,
-        limit: query.limit
+        limit: query.limit + 1
       })
-      const last = page.quotes[page.quotes.length - 1]
+      const quotes = page.quotes.slice(0, query.limit)
       return {
         totalResults: page.total,
-        cursor: page.quotes.length === query.limit && last !== undefined ? last.id : 0,
-        results: page.quotes.map(renderMakerQuote)
+        cursor: page.quotes.length > query.limit ? quotes[quotes.length - 1]!.id : 0,
+        results: quotes.map(renderMakerQuote)
       }
     })
 

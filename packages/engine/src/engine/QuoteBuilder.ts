@@ -3,6 +3,8 @@ import { AccountStore } from "../accounts/AccountStore.js"
 import type { CreateQuoteRequest, UpdateQuoteRequest } from "../api/QuoteRequests.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import type { Direction, SettlementOption } from "../domain/Primitives.js"
+import { sumDecimals } from "../domain/Decimal.js"
+import { allocateRfqTrade, amountRulesOf, tradeShapeOf } from "../rfq/AllocationRules.js"
 import { decString } from "../rfq/Dec.js"
 import {
   type LegMarket,
@@ -37,6 +39,30 @@ export const venueInstrumentOf = (
     }
     return found.value
   })
+
+/**
+ * The hedge a quote of `amount` trades: the sum of every account's share of it, as settlement will
+ * book it. The RFQ's own hedge amount when the amount cannot be allocated (the rules refuse it).
+ */
+const quotedHedgeAmount = (
+  rfq: RfqRecord,
+  option: SettlementOption,
+  amount: BigDecimal.BigDecimal,
+  legMarkets: ReadonlyArray<LegMarket>,
+  hedgeMarket: LegMarket
+): string => {
+  const whole = rfq.hedge?.amount ?? "0"
+  if (
+    !BigDecimal.isPositive(amount) ||
+    BigDecimal.greaterThan(amount, BigDecimal.unsafeFromString(rfq.amount))
+  ) {
+    return whole
+  }
+  if ((rfq.settlementAccounts[option]?.length ?? 0) === 0) return whole
+  const shape = tradeShapeOf(rfq, legMarkets.map(amountRulesOf), amountRulesOf(hedgeMarket))
+  const allocations = allocateRfqTrade(rfq, option, amount, shape)
+  return decString(sumDecimals(allocations.map((a) => a.hedge ?? BigDecimal.unsafeFromString("0"))))
+}
 
 const marketOf = (instrument: VenueInstrument) =>
   Effect.gen(function* () {
@@ -148,14 +174,9 @@ export const buildQuoteCandidate = (
       hedge = {
         instrumentName: name,
         instrumentId: instrument.instrumentId,
-        direction:
-          identity.direction === "sell"
-            ? rfq.hedge.direction
-            : rfq.hedge.direction === "buy"
-              ? "sell"
-              : "buy",
+        direction: makerLegDirection(identity.direction, rfq.hedge),
         price: decString(sentPrice),
-        amount: rfq.hedge.amount
+        amount: quotedHedgeAmount(rfq, option, amount, legMarkets, hedgeMarket)
       }
     } else if (req.hedge !== undefined) {
       hedge = {

@@ -1,6 +1,8 @@
 import { BigDecimal, Effect, Either, Option } from "effect"
 import { AccountStore } from "../accounts/AccountStore.js"
-import { allocateSplit, splitAmountStep } from "../domain/Split.js"
+import { accountAmounts } from "../domain/Allocation.js"
+import type { SettlementOption } from "../domain/Primitives.js"
+import { allocateRfqTrade, tradeShapeOf } from "../rfq/AllocationRules.js"
 import { dec, decString } from "../rfq/Dec.js"
 import { makerLegDirection } from "../rfq/QuoteRules.js"
 import type { AllocationRecord, QuoteRecord, RfqRecord, TradeRecord } from "../rfq/RfqRecord.js"
@@ -20,20 +22,13 @@ export const planTrade = (
   Effect.gen(function* () {
     const option = quote.settlementOption
     const accounts = rfq.settlementAccounts[option] ?? []
-    const instruments = yield* Effect.forEach(rfq.legs, (leg) =>
-      venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
-    )
-    const step = splitAmountStep(instruments)
-    const amounts = allocateSplit(
-      dec(quote.amount),
-      accounts.map((a) => ({ credentialsId: a.credentialsId, percentage: dec(a.percentage) })),
-      step
-    )
+    const { shape } = yield* contractsAt(rfq, option)
+    const amounts = allocateRfqTrade(rfq, option, dec(quote.amount), shape)
     const allocations: Array<AllocationRecord> = accounts.map((a, i) => ({
       id: ids.allocationIds[i]!,
       credentialsId: a.credentialsId,
       percentage: a.percentage,
-      amount: decString(amounts[i]!),
+      amount: decString(amounts[i]!.share),
       status: "pending",
       idempotencyKey: `rfq-${rfq.id}-trade-${ids.tradeId}-account-${a.credentialsId}`,
       updatedAt: ids.now
@@ -55,7 +50,24 @@ export const planTrade = (
     return trade
   })
 
-/** The legs of one allocation's block trade: every RFQ leg (and the hedge) at the quote's prices. */
+/** The venue contracts of the RFQ's legs and hedge on `option`, and the RFQ's shape there. */
+const contractsAt = (rfq: RfqRecord, option: SettlementOption) =>
+  Effect.gen(function* () {
+    const legs = yield* Effect.forEach(rfq.legs, (leg) =>
+      venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
+    )
+    const hedge =
+      rfq.hedge === undefined
+        ? undefined
+        : yield* venueInstrumentOf(option, rfq.hedge.instrumentName, rfq.hedge.contracts[option])
+    return { legs, hedge, shape: tradeShapeOf(rfq, legs, hedge) }
+  })
+
+/**
+ * The legs of one allocation's block trade: every RFQ leg and the hedge, at the quote's prices, in
+ * the amounts `accountAmounts` gives the allocation's share (the amounts the quote was checked
+ * with), each on the maker's side.
+ */
 const blockTradeLegs = (
   rfq: RfqRecord,
   quote: QuoteRecord,
@@ -64,38 +76,26 @@ const blockTradeLegs = (
 ) =>
   Effect.gen(function* () {
     const option = trade.settlementOption
-    const share = dec(allocation.amount)
     const legs: Array<BlockTradeLeg> = []
+    const { legs: instruments, hedge: hedgeInstrument, shape } = yield* contractsAt(rfq, option)
+    const amounts = accountAmounts(dec(allocation.amount), shape)
     for (const [i, leg] of rfq.legs.entries()) {
-      const instrument = yield* venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
       legs.push({
-        instrument,
+        instrument: instruments[i]!,
         direction: makerLegDirection(quote.direction, leg),
         price: dec(quote.legs[i]!.price),
-        amount: BigDecimal.normalize(BigDecimal.multiply(share, dec(leg.ratio)))
+        amount: amounts.legs[i]!
       })
     }
-    if (rfq.hedge !== undefined && quote.hedge !== undefined) {
-      const instrument = yield* venueInstrumentOf(
-        option,
-        rfq.hedge.instrumentName,
-        rfq.hedge.contracts[option]
-      )
-      // The hedge scales with the traded share of the RFQ amount, on the hedge's own step.
-      const scaled = BigDecimal.unsafeDivide(
-        BigDecimal.multiply(dec(rfq.hedge.amount), share),
-        dec(rfq.amount)
-      )
-      const steps = BigDecimal.unsafeDivide(scaled, instrument.amountStep)
-      const amount = BigDecimal.multiply(BigDecimal.truncate(steps, 0), instrument.amountStep)
-      if (BigDecimal.isPositive(amount)) {
-        legs.push({
-          instrument,
-          direction: quote.hedge.direction,
-          price: dec(quote.hedge.price),
-          amount: BigDecimal.normalize(amount)
-        })
-      }
+    if (rfq.hedge !== undefined && hedgeInstrument !== undefined && amounts.hedge !== undefined) {
+      // A hedged RFQ always trades its hedge: an amount the venue refuses fails the allocation
+      // rather than leaving the account unhedged.
+      legs.push({
+        instrument: hedgeInstrument,
+        direction: makerLegDirection(quote.direction, rfq.hedge),
+        price: dec(quote.hedge?.price ?? rfq.hedge.price),
+        amount: amounts.hedge
+      })
     }
     return legs
   })

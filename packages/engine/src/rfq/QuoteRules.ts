@@ -1,7 +1,8 @@
 import { BigDecimal } from "effect"
 import { isMultipleOf } from "../domain/Decimal.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
-import { directionSign, oppositeDirection } from "../domain/Primitives.js"
+import { type Direction, directionSign, oppositeDirection } from "../domain/Primitives.js"
+import { allocationRejection, amountRulesOf, tradeShapeOf } from "./AllocationRules.js"
 import { dec, decString } from "./Dec.js"
 import type { Caller, Dec, LegRecord, QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
 
@@ -41,9 +42,16 @@ export const isInvited = (rfq: RfqRecord, makerId: string | undefined): boolean 
 
 export const isTaker = (rfq: RfqRecord, caller: Caller): boolean => caller.deskId === rfq.takerDeskId
 
-/** The maker's side of an RFQ leg for a quote in `direction`: an ask sells the structure as listed. */
-export const makerLegDirection = (quoteDirection: QuoteRecord["direction"], leg: LegRecord) =>
-  quoteDirection === "sell" ? leg.direction : oppositeDirection(leg.direction)
+/**
+ * The maker's side of an RFQ leg (or of its hedge) for a quote in `direction`. The RFQ lists its
+ * legs as the buyer of the structure trades them (P = Σ sᵢ·ratioᵢ·pᵢ is what the buyer pays): a bid
+ * buys the structure, so the maker trades each leg as listed; an ask sells it, so the maker trades
+ * the opposite of each listed side. Every block trade on a venue's ledger carries the maker's side.
+ */
+export const makerLegDirection = (
+  quoteDirection: QuoteRecord["direction"],
+  leg: Pick<LegRecord, "direction">
+): Direction => (quoteDirection === "buy" ? leg.direction : oppositeDirection(leg.direction))
 
 /** Structure price P = Σ sᵢ·ratioᵢ·pᵢ over the RFQ legs, sᵢ from the RFQ's leg directions. */
 export const structurePriceOf = (legs: ReadonlyArray<LegRecord>, prices: ReadonlyArray<Dec>): Dec => {
@@ -157,6 +165,13 @@ export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidat
     return r === undefined ? [] : [r]
   })
   if (amountReasons.length > 0) return apiError("invalidRequest", amountReasons)
+  const shape = tradeShapeOf(
+    rfq,
+    c.legMarkets.map(amountRulesOf),
+    c.hedgeMarket === undefined ? undefined : amountRulesOf(c.hedgeMarket)
+  )
+  const split = allocationRejection(rfq, quote.settlementOption, amount, shape)
+  if (split !== undefined) return split
   if (quote.label !== undefined) {
     const clash = Object.values(state.quotes).some(
       (q) => q.id !== quote.id && q.makerDeskId === quote.makerDeskId && q.label === quote.label

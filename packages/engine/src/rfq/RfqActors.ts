@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, FiberId, Option } from "effect"
+import { Clock, Deferred, Effect, Exit, FiberId, Option } from "effect"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { type EngineEvent, Events } from "../services/Events.js"
 import type { RfqState } from "./QuoteRules.js"
@@ -23,9 +23,18 @@ import type { RfqView } from "./RfqView.js"
  *
  * Closed RFQs need no actor: they are read from storage (see `view`). Live RFQs (open, or caught
  * mid-settlement by a crash) are kept in memory and restored from storage at start.
+ *
+ * A step whose write did not succeed (the database stalled past the statement deadline, the
+ * connection broke, the fiber was interrupted) may still have committed, or commit later. Its actor
+ * is then in *doubt*: its snapshot is not trusted, and before its next command (or read) it is
+ * reloaded from storage, whose answer is final by then (the PostgreSQL client fences abandoned
+ * statements before it runs another one; PGlite never abandons one). So memory never runs ahead of,
+ * or behind, what is stored.
  */
 export class RfqActor {
   readonly mailbox = Effect.unsafeMakeSemaphore(1)
+  /** The last step's write may or may not have committed: reload before trusting the snapshot. */
+  doubt = false
   constructor(
     public snapshot: RfqSnapshot,
     public seq: number
@@ -144,13 +153,64 @@ export const makeRfqActors = Effect.gen(function* () {
       if (!changed) return false
       const seq = actor.seq + 1
       const value = stateOf(next)
-      yield* store.applyStep(actor.state.rfq.id, seq, event.type, value, effects)
+      yield* store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
+        Effect.onExit((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.void
+            : Effect.sync(() => {
+                actor.doubt = true
+              })
+        )
+      )
       actor.snapshot = next
       actor.seq = seq
       if (value !== "open" && value !== "settling" && live.delete(actor.state.rfq.id)) remember(actor)
       yield* events.publish(eventsOf(value, next.context, seq, effects))
       return true
     })
+
+  /**
+   * Replaces a doubtful actor's snapshot with what storage holds (the caller holds its mailbox).
+   * When the doubtful step did commit, subscribers get the RFQ as it now is: the step's own events
+   * were never published.
+   */
+  const resolve = (actor: RfqActor) =>
+    Effect.gen(function* () {
+      const rfqId = actor.state.rfq.id
+      const stored = yield* store.load(rfqId)
+      const before = actor.seq
+      if (Option.isNone(stored)) {
+        // Storage shows no deleted RFQ: the doubtful step was the deletion, and it committed.
+        actor.snapshot = restoreSnapshot("deleted", actor.state)
+        actor.seq = before + 1
+      } else {
+        actor.snapshot = restoreSnapshot(stored.value.value, stored.value.state)
+        actor.seq = stored.value.seq
+      }
+      actor.doubt = false
+      const value = actor.value
+      if (value === "open" || value === "settling") live.set(rfqId, actor)
+      else if (live.delete(rfqId)) remember(actor)
+      if (actor.seq !== before) {
+        yield* events.publish([
+          {
+            type: "rfq",
+            event: value === "deleted" ? "deleted" : "updated",
+            seq: actor.seq,
+            view: viewOf(value, actor.state)
+          }
+        ])
+      }
+    })
+
+  /**
+   * Whether the RFQ needs another look once the database answers: its actor is in doubt, or was
+   * left mid-settlement by a command that did not finish (found so outside a command).
+   */
+  const unsettled = (rfqId: number): boolean => {
+    const actor = live.get(rfqId) ?? closed.get(rfqId)
+    return actor !== undefined && (actor.doubt || actor.value === "settling")
+  }
 
   /** Expires the RFQ first when its time has passed: the expiry wins over whatever came later. */
   const expireIfDue = (actor: RfqActor) =>
@@ -171,7 +231,7 @@ export const makeRfqActors = Effect.gen(function* () {
       const actor = found.value
       return yield* actor.mailbox.withPermits(1)(
         Effect.gen(function* () {
-          // The live actor may have been replaced while we waited (restart paths); re-read it.
+          if (actor.doubt) yield* resolve(actor)
           yield* expireIfDue(actor)
           if (actor.value === "deleted") return yield* Effect.fail(apiError("rfqNotFound"))
           return yield* body(actor)
@@ -196,6 +256,7 @@ export const makeRfqActors = Effect.gen(function* () {
     actorOf,
     commit,
     withActor,
+    unsettled,
     register,
     restoreLive,
     expireIfDue,

@@ -4,6 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { initialSchema } from "./migrations/0001_initial.js"
 import { rfqStoreSchema } from "./migrations/0002_rfq_store.js"
+import { bulkBlockTradeIdsSchema } from "./migrations/0003_bulk_block_trade_ids.js"
 
 /**
  * The one set of migrations, for PGlite and PostgreSQL alike: `<id>_<name>` → SQL script.
@@ -11,7 +12,8 @@ import { rfqStoreSchema } from "./migrations/0002_rfq_store.js"
  */
 export const migrationScripts: Readonly<Record<string, string>> = {
   "0001_initial": initialSchema,
-  "0002_rfq_store": rfqStoreSchema
+  "0002_rfq_store": rfqStoreSchema,
+  "0003_bulk_block_trade_ids": bulkBlockTradeIdsSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"

@@ -5,6 +5,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
+import { PermitQueue } from "./PermitQueue.js"
+import { DEFAULT_STATEMENT_DEADLINE_MS, statementDeadlineMs } from "./StatementDeadline.js"
 import { pgliteParsers } from "./SqlTypes.js"
 
 /**
@@ -18,7 +20,9 @@ import { pgliteParsers } from "./SqlTypes.js"
  * handled by `SqlClient.make`.
  *
  * A statement is not interruptible once sent: PGlite cannot cancel it, and releasing the permit
- * while it still runs would let the next transaction start before it ends.
+ * while it still runs would let the next transaction start before it ends. What has a deadline is
+ * the wait for the permit (`queryTimeoutMs`, see `StatementDeadline.ts`): a statement stuck behind
+ * a transaction that never ends fails after it rather than waiting forever.
  */
 export interface PgliteClient extends SqlClient.SqlClient {
   readonly pglite: PGlite
@@ -31,6 +35,8 @@ export interface PgliteClientOptions {
   readonly dataDir?: string | undefined
   /** A tarball from `dumpDataDir` to start from; only for an empty data directory (PGlite refuses it otherwise). */
   readonly loadDataDir?: Blob | undefined
+  /** The longest wait for the session (the one permit); 3000 ms when not given. */
+  readonly queryTimeoutMs?: number | undefined
 }
 
 type Rows = ReadonlyArray<any>
@@ -55,7 +61,7 @@ const rowsOf = (result: Results | Array<Results>): Rows => {
 
 const makeConnection = (
   db: PGlite,
-  guard: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  guard: <A>(effect: Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
 ): Connection => {
   const raw = (sql: string, params: ReadonlyArray<unknown>, options: QueryOptions = {}) =>
     guard(Effect.uninterruptible(runRaw(db, sql, params, options)))
@@ -86,17 +92,28 @@ const openPglite = (options: PgliteClientOptions) => {
   })
 }
 
+interface ClientOptions {
+  readonly spanAttributes?: Record<string, unknown>
+  readonly queryTimeoutMs?: number | undefined
+}
+
 const makeClient = (
   db: PGlite,
-  connectionLock: Effect.Semaphore,
-  options: { readonly spanAttributes?: Record<string, unknown> }
+  connectionLock: PermitQueue,
+  options: ClientOptions
 ): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> => {
-  const shared = makeConnection(db, connectionLock.withPermits(1))
+  const waitMs = statementDeadlineMs(options.queryTimeoutMs ?? DEFAULT_STATEMENT_DEADLINE_MS)
+  const shared = makeConnection(db, (effect) =>
+    Effect.flatMap(waitMs, (ms) => connectionLock.withPermit(ms)(effect))
+  )
   const owned = makeConnection(db, (effect) => effect)
   return SqlClient.make({
     acquirer: Effect.succeed(shared),
     transactionAcquirer: Effect.as(
-      Effect.acquireRelease(connectionLock.take(1), () => connectionLock.release(1)),
+      Effect.acquireRelease(
+        Effect.flatMap(waitMs, (ms) => connectionLock.take(ms)),
+        () => Effect.sync(() => connectionLock.release())
+      ),
       owned
     ),
     compiler: makeCompiler(undefined, false),
@@ -111,20 +128,23 @@ const makeClient = (
 /** Wraps a PGlite instance owned by the caller (it is not closed by this client). */
 export const fromPglite = (
   db: PGlite,
-  options: { readonly spanAttributes?: Record<string, unknown> } = {}
+  options: ClientOptions = {}
 ): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> =>
-  Effect.flatMap(Effect.makeSemaphore(1), (connectionLock) => makeClient(db, connectionLock, options))
+  Effect.suspend(() => makeClient(db, new PermitQueue(), options))
 
 /** Opens PGlite; closing the scope waits for the statement or transaction in flight, then closes it. */
 export const make = (
   options: PgliteClientOptions
 ): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
-    const connectionLock = yield* Effect.makeSemaphore(1)
+    const connectionLock = new PermitQueue()
+    // Closing waits for the statement or transaction in flight, however long it takes.
     const db = yield* Effect.acquireRelease(openPglite(options), (db) =>
-      connectionLock.withPermits(1)(Effect.promise(() => db.close()))
+      connectionLock
+        .withPermit(undefined)(Effect.promise(() => db.close()))
+        .pipe(Effect.orDie)
     )
-    return yield* makeClient(db, connectionLock, {})
+    return yield* makeClient(db, connectionLock, { queryTimeoutMs: options.queryTimeoutMs })
   })
 
 export const layer = (

@@ -1,7 +1,13 @@
+import { randomBytes } from "node:crypto"
+import { createRequire } from "node:module"
+import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { Effect, Layer, type Scope, Stream } from "effect"
+import { GuardedPool, type Lease, type PgPool, type PgQuery, type PgResult } from "./GuardedPool.js"
+import { DEFAULT_STATEMENT_DEADLINE_MS, deadlineError, statementDeadlineMs } from "./StatementDeadline.js"
 import { pgTypeParsers } from "./SqlTypes.js"
 
 export interface PostgresClientOptions {
@@ -13,6 +19,14 @@ export interface PostgresClientOptions {
    */
   readonly schema?: string | undefined
   readonly maxConnections?: number | undefined
+  /** The deadline of every statement (see `StatementDeadline.ts`); 3000 ms when not given. */
+  readonly queryTimeoutMs?: number | undefined
+  /**
+   * This process is the one engine on this database and schema (the host): at start, it ends the
+   * sessions a previous process left (see `endStaleSessions`). Tools that run beside the host (the
+   * admin command) must not set it.
+   */
+  readonly exclusive?: boolean | undefined
 }
 
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/
@@ -37,7 +51,174 @@ const ensureSchema = (schema: string) =>
     if (found.length === 0) yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
   })
 
-/** PostgreSQL through `@effect/sql-pg`, with the same type parsing as the PGlite client. */
+// node-postgres ships no type declarations; `GuardedPool` declares the parts it uses.
+const pg = createRequire(import.meta.url)("pg") as { Pool: new (config: Record<string, unknown>) => PgPool }
+
+type Rows = ReadonlyArray<any>
+type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+
+// A script of several statements answers one result per statement.
+const rowsOf = (result: PgResult | Array<PgResult>): Rows =>
+  Array.isArray(result) ? result.map((r) => r.rows ?? []) : (result.rows ?? [])
+
+/**
+ * One statement through the guarded pool (or on a reserved client), as an Effect: the deadline is
+ * the pool's timer, so it holds in uninterruptible regions; an interruption abandons the statement.
+ */
+const runQuery = (
+  guarded: GuardedPool,
+  lease: Lease | undefined,
+  defaultMs: number,
+  query: PgQuery
+): Effect.Effect<PgResult | Array<PgResult>, SqlError> =>
+  Effect.flatMap(statementDeadlineMs(defaultMs), (deadlineMs) =>
+    // The request's budget is spent: nothing is sent (so nothing is left in doubt).
+    deadlineMs <= 0
+      ? Effect.fail(deadlineError(0, "statement"))
+      : Effect.async<PgResult | Array<PgResult>, SqlError>((resume) => {
+          const done = (error: SqlError | undefined, result?: PgResult | Array<PgResult>) =>
+            resume(error === undefined ? Effect.succeed(result!) : Effect.fail(error))
+          const cancel =
+            lease === undefined
+              ? guarded.run(query, deadlineMs, done)
+              : guarded.runOn(lease, query, deadlineMs, done)
+          return Effect.sync(cancel)
+        })
+  )
+
+const makeConnection = (guarded: GuardedPool, defaultMs: number, lease?: Lease): Connection => {
+  const run = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+    runQuery(guarded, lease, defaultMs, { text: sql, values: params, ...(rowMode ? { rowMode } : {}) })
+  const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
+    Effect.map(run(sql, params), (result) => {
+      const rows = rowsOf(result)
+      return transformRows ? transformRows(rows) : rows
+    })
+  return {
+    execute,
+    executeRaw: (sql, params) => run(sql, params),
+    executeValues: (sql, params) => Effect.map(run(sql, params, "array"), rowsOf),
+    executeUnprepared: execute,
+    // Nothing streams large results here: a stream reads the whole result first, like PGlite's.
+    executeStream: (sql, params, transformRows) =>
+      Stream.fromIterableEffect(execute(sql, params, transformRows))
+  }
+}
+
+/** A reserved, fenced client for a transaction; released (or, if abandoned, already destroyed) with the scope. */
+const reserve = (guarded: GuardedPool, defaultMs: number): Effect.Effect<Connection, SqlError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.flatMap(statementDeadlineMs(defaultMs), (deadlineMs) =>
+      deadlineMs <= 0
+        ? Effect.fail(deadlineError(0, "connect"))
+        : Effect.async<Lease, SqlError>((resume) => {
+            const cancel = guarded.reserve(deadlineMs, (error, lease) =>
+              resume(error === undefined ? Effect.succeed(lease!) : Effect.fail(error))
+            )
+            return Effect.sync(cancel)
+          })
+    ),
+    (lease) => Effect.sync(() => lease.finish())
+  ).pipe(Effect.map((lease) => makeConnection(guarded, defaultMs, lease)))
+
+// The innermost error (the driver's: refused, unknown role, the deadline) is what an operator reads.
+const driverCause = (error: unknown): unknown => {
+  let e = error
+  for (let depth = 0; depth < 8; depth++) {
+    const next = typeof e === "object" && e !== null ? (e as { cause?: unknown }).cause : undefined
+    if (next === undefined || next === null) return e
+    e = next
+  }
+  return e
+}
+
+// An exclusive client's sessions are named `rfq <instance> <schema>`; PostgreSQL keeps 63 bytes of
+// a name, so the schema is cut to 50 characters (the instance is 8).
+const exclusiveName = (instance: string, schema: string | undefined) =>
+  `rfq ${instance} ${(schema ?? "-").slice(0, 50)}`
+
+/**
+ * Ends the sessions of a previous process of the same service (same database, user and schema,
+ * another instance) and waits until they are gone. A process that died while the database stalled
+ * may have left a statement in flight that would still commit when the database wakes, after this
+ * process has read the state it starts from; ended, it has committed or rolled back for good.
+ */
+const endStaleSessions = (
+  sql: SqlClient.SqlClient,
+  instance: string,
+  schema: string | undefined,
+  defaultMs: number
+) =>
+  Effect.gen(function* () {
+    const others = exclusiveName("%", schema).replace(/_/g, "\\_")
+    const mine = exclusiveName(instance, schema)
+    const stale = sql`application_name LIKE ${others} AND application_name <> ${mine}
+      AND usename = session_user AND datname = current_database() AND pid <> pg_backend_pid()`
+    const ended = yield* sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE ${stale}
+      AND pg_terminate_backend(pid)`
+    if (ended.length === 0) return
+    yield* Effect.logWarning("ended the database sessions of a previous process").pipe(
+      Effect.annotateLogs({ sessions: ended.length })
+    )
+    const until = Date.now() + 5 * defaultMs
+    while (Date.now() < until) {
+      const left = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${stale}`
+      if (left[0]?.n === 0) return
+      yield* Effect.sleep("20 millis")
+    }
+    return yield* new SqlError({ message: "the sessions of a previous process did not end" })
+  })
+
+/**
+ * An `@effect/sql` client over node-postgres through `GuardedPool`: every statement has a deadline,
+ * a stalled connection is destroyed rather than reused, and an abandoned statement's outcome is
+ * settled before anything else runs. The type parsing is the PGlite client's (`SqlTypes.ts`).
+ */
+export const make = (
+  options: PostgresClientOptions
+): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const defaultMs = options.queryTimeoutMs ?? DEFAULT_STATEMENT_DEADLINE_MS
+    const schema = options.schema
+    const instance = randomBytes(4).toString("hex")
+    const applicationName = options.exclusive === true ? exclusiveName(instance, schema) : "rfq-service"
+    const url = schema === undefined ? options.url : urlWithSearchPath(options.url, schema)
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(
+        () =>
+          new pg.Pool({
+            connectionString: url,
+            types: pgTypeParsers,
+            application_name: applicationName,
+            max: options.maxConnections ?? 10,
+            // Waiting for a pooled client or a new connection is bounded like a statement.
+            connectionTimeoutMillis: defaultMs,
+            idleTimeoutMillis: 30_000,
+            // A peer that vanished without a reset is found by TCP keepalive even on idle clients.
+            keepAlive: true,
+            keepAliveInitialDelayMillis: 10_000
+          })
+      ),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+    const guarded = new GuardedPool(pool)
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(makeConnection(guarded, defaultMs)),
+      transactionAcquirer: reserve(guarded, defaultMs),
+      compiler: makeCompiler(),
+      spanAttributes: [["db.system.name", "postgresql"]]
+    })
+    // The server answers before the client is handed out: a wrong URL fails the start, not a request.
+    yield* Effect.asVoid(client`SELECT 1`).pipe(
+      Effect.mapError(
+        (error) => new SqlError({ cause: driverCause(error), message: "PostgresClient: failed to connect" })
+      )
+    )
+    if (options.exclusive === true) yield* endStaleSessions(client, instance, schema, defaultMs)
+    return client
+  })
+
+/** PostgreSQL through `GuardedPool`, with the same type parsing as the PGlite client. */
 export const layer = (options: PostgresClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError> => {
   const schema = options.schema
   if (schema !== undefined && !isValidSchemaName(schema)) {
@@ -45,12 +226,7 @@ export const layer = (options: PostgresClientOptions): Layer.Layer<SqlClient.Sql
       new SqlError({ message: `invalid schema name ${JSON.stringify(schema)}: use [a-z_][a-z0-9_]*` })
     )
   }
-  const client = PgClient.layer({
-    url: Redacted.make(schema === undefined ? options.url : urlWithSearchPath(options.url, schema)),
-    types: pgTypeParsers,
-    applicationName: "rfq-service",
-    ...(options.maxConnections === undefined ? {} : { maxConnections: options.maxConnections })
-  })
+  const client = Layer.scoped(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
   return schema === undefined
     ? client
     : Layer.tap(client, (context) => Effect.provide(ensureSchema(schema), context))

@@ -183,11 +183,13 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
     // row records the desk's lowest user id (an audit hint only; uniqueness is per desk).
     const claimNonce = Effect.fn("AccountStore.claimNonce")(function* (deskId: number, nonce: string) {
       const now = yield* Clock.currentTimeMillis
-      const rows = yield* sql`INSERT INTO block_trade_nonces (desk_id, nonce, user_id, created_at)
+      const rows = yield* sql<{
+        readonly id: number | string | bigint
+      }>`INSERT INTO block_trade_nonces (desk_id, nonce, user_id, created_at)
         SELECT ${deskId}, ${nonce}, min(u.id), ${now} FROM users u WHERE u.desk_id = ${deskId}
         ON CONFLICT (desk_id, nonce) DO NOTHING
-        RETURNING nonce`.pipe(Effect.orDie)
-      return rows.length === 1
+        RETURNING id`.pipe(Effect.orDie)
+      return rows.length === 1 ? Option.some(Number(rows[0]!.id)) : Option.none()
     })
 
     return {

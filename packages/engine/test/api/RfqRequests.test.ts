@@ -350,6 +350,20 @@ const badBodies: ReadonlyArray<BadCase> = [
     reason: "makers.BULL: is not one of settlementOptions"
   },
   {
+    // Issue 12, class 8: an option nobody is invited on could never be quoted.
+    name: "a settlement option without makers",
+    input: { ...minimal, settlementOptions: ["DBT", "BULL"], makers: { DBT: ["maker-1"] } },
+    message: invalid,
+    reason:
+      "makers.BULL: settlement option BULL has no invited makers; invite at least one or drop the option"
+  },
+  {
+    name: "a settlement option with an empty maker list",
+    input: { ...minimal, settlementOptions: ["DBT", "BULL"], makers: { DBT: ["maker-1"], BULL: [] } },
+    message: invalid,
+    reason: "makers.BULL: must not be empty"
+  },
+  {
     name: "maker listed twice",
     input: { ...minimal, makers: { DBT: ["maker-1", "maker-1"] } },
     message: invalid,

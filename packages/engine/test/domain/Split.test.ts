@@ -5,11 +5,9 @@ import { isMultipleOf, sumDecimals, unsafeDecimal } from "../../src/domain/Decim
 import type { SettlementOption } from "../../src/domain/Primitives.js"
 import {
   allocateSplit,
-  minimumBlockViolations,
   type SplitAccount,
   type SettlementAccounts,
   splitAmountStep,
-  validateMinimumBlockAmounts,
   validateSettlementAccounts
 } from "../../src/domain/Split.js"
 
@@ -376,91 +374,7 @@ describe("validateSettlementAccounts", () => {
   })
 })
 
-describe("minimum block amounts (rule 4)", () => {
-  const btcOption = { minBlockAmount: d("25"), amountStep: d("0.1") }
-  const legs = [
-    { instrumentName: "BTC-27DEC30-100000-C", ratio: d("1") },
-    { instrumentName: "BTC-27DEC30-110000-C", ratio: d("2") }
-  ]
-
-  it("names the account, leg and minimum of a share below the venue's minimum", () => {
-    const result = validateMinimumBlockAmounts(d("100"), legs, [
-      {
-        settlementOption: "DBT",
-        accounts: [
-          { credentialsId: 11, percentage: d("50") },
-          { credentialsId: 12, percentage: d("30") },
-          { credentialsId: 13, percentage: d("20") }
-        ],
-        venueLeg: () => btcOption
-      }
-    ])
-    // Shares 50 / 30 / 20: only 20 × ratio 1 falls below 25; 20 × 2 = 40 does not.
-    assert.deepStrictEqual(reasonsOf(result), [
-      "settlementAccounts.DBT: credentialsId 13 would trade 20 of BTC-27DEC30-100000-C (share 20 × ratio 1), " +
-        "below the venue's minimum block amount 25"
-    ])
-  })
-
-  it("accepts shares that all meet the minimum, on every option", () => {
-    const result = validateMinimumBlockAmounts(d("100"), legs, [
-      {
-        settlementOption: "DBT",
-        accounts: [
-          { credentialsId: 1, percentage: d("60") },
-          { credentialsId: 2, percentage: d("40") }
-        ],
-        venueLeg: () => btcOption
-      },
-      {
-        settlementOption: "BULL",
-        accounts: [{ credentialsId: 3, percentage: d("100") }],
-        venueLeg: () => btcOption
-      }
-    ])
-    assert.isTrue(Either.isRight(result))
-  })
-
-  it("flags exactly the account and leg pairs whose allocated share × ratio is below the minimum", () => {
-    const arbLegs = fc.array(
-      fc.record({
-        instrumentName: fc.constantFrom("BTC-27DEC30-100000-C", "BTC-27DEC30-90000-P", "BTC-PERPETUAL"),
-        ratio: fc.integer({ min: 1, max: 500 }).map((h) => BigDecimal.make(BigInt(h), 2))
-      }),
-      { minLength: 1, maxLength: 4 }
-    )
-    fc.assert(
-      fc.property(
-        arbAccounts,
-        arbLegs,
-        fc.integer({ min: 0, max: 100_000 }),
-        fc.integer({ min: 1, max: 1_000 }),
-        (accounts, legList, tenths, minimum) => {
-          const amount = BigDecimal.make(BigInt(tenths), 1)
-          const rule = { minBlockAmount: BigDecimal.fromBigInt(BigInt(minimum)), amountStep: d("0.1") }
-          const reasons = minimumBlockViolations(amount, legList, {
-            settlementOption: "DBT",
-            accounts,
-            venueLeg: () => rule
-          })
-          const shares = allocateSplit(amount, accounts, d("0.1"))
-          const expected = accounts.flatMap((account, a) =>
-            legList
-              .filter((leg) =>
-                BigDecimal.lessThan(BigDecimal.multiply(shares[a]!, leg.ratio), rule.minBlockAmount)
-              )
-              .map((leg) => `${account.credentialsId} ${leg.instrumentName}`)
-          )
-          const named = reasons.map((r) => {
-            const m = /credentialsId (\d+) would trade \S+ of (\S+) /.exec(r)
-            return m === null ? r : `${m[1]} ${m[2]}`
-          })
-          assert.deepStrictEqual(named, expected)
-        }
-      )
-    )
-  })
-
+describe("splitAmountStep", () => {
   it("splits on the coarsest amount step of the legs", () => {
     eq(splitAmountStep([{ minBlockAmount: d("25"), amountStep: d("0.1") }]), d("0.1"))
     eq(

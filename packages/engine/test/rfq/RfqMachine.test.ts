@@ -51,7 +51,8 @@ const market: LegMarket = {
   low: "0.0001",
   high: "1",
   amountStep: "0.1",
-  minBlockAmount: "25"
+  // Low enough that the fixture's 60/40 split of 50 meets it (split rule 4 at creation).
+  minBlockAmount: "10"
 }
 
 const quote = (id: number, over: Partial<QuoteRecord> = {}): QuoteRecord => ({
@@ -156,7 +157,9 @@ describe("RFQ machine", () => {
       put(quote(100, { legs: [{ ...quote(100).legs[0]!, price: "0.20005" }, quote(100).legs[1]!] }))
     ],
     ["an amount above the RFQ's", put(quote(100, { amount: "60" }))],
-    ["an amount below the minimum block", put(quote(100, { amount: "10" }))],
+    ["an amount below the minimum block", put(quote(100, { amount: "5" }))],
+    // 20 splits 12 / 8: the 40 % account would trade 8, below the minimum of 10 (issue 12, class 4).
+    ["an amount that leaves an account of the split below the minimum", put(quote(100, { amount: "20" }))],
     ["a quote after expiry", put(quote(100), maker, 301_000)],
     ["legs that do not match", put(quote(100, { legs: [quote(100).legs[1]!, quote(100).legs[0]!] }))]
   ])("refuses %s without a change", (_name, event) => {
@@ -165,6 +168,11 @@ describe("RFQ machine", () => {
     expect(changed).toBe(false)
     expect(next.context).toBe(before.context)
     expect(effects).toEqual([])
+  })
+
+  it("takes a partial amount that every account of the split can settle", () => {
+    // 25 splits 15 / 10: both accounts meet the minimum.
+    expect(step(open(), put(quote(100, { amount: "25" }))).changed).toBe(true)
   })
 
   it("refuses a second label of the same maker desk on the RFQ", () => {

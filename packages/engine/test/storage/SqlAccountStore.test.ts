@@ -191,20 +191,27 @@ describe.each(testDatabases)("SqlAccountStore on $name", (db) => {
         })
     )
 
-    it.effect("a nonce is claimed once per desk, forever", () =>
+    it.effect("a nonce is claimed once per desk, forever, and numbers its block trade", () =>
       Effect.gen(function* () {
         const store = yield* AccountStore
         const a = yield* freshDesk
         const b = yield* freshDesk
         const nonce = randomBytes(8).toString("hex")
-        assert.isTrue(yield* store.claimNonce(a.deskId, nonce))
-        assert.isFalse(yield* store.claimNonce(a.deskId, nonce))
-        assert.isTrue(yield* store.claimNonce(b.deskId, nonce))
+        const first = yield* store.claimNonce(a.deskId, nonce)
+        assert.isTrue(Option.isSome(first))
+        assert.isTrue(Option.isNone(yield* store.claimNonce(a.deskId, nonce)))
+        const other = yield* store.claimNonce(b.deskId, nonce)
+        assert.isTrue(Option.isSome(other))
         const claims = yield* Effect.all(
           Array.from({ length: 5 }, () => store.claimNonce(a.deskId, `${nonce}-race`)),
           { concurrency: "unbounded" }
         )
-        assert.strictEqual(claims.filter((claimed) => claimed).length, 1)
+        const won = claims.filter(Option.isSome).map((c) => c.value)
+        assert.strictEqual(won.length, 1)
+        // Block trade ids are integers, unique across desks.
+        const ids = [Option.getOrThrow(first), Option.getOrThrow(other), ...won]
+        assert.isTrue(ids.every(Number.isSafeInteger))
+        assert.strictEqual(new Set(ids).size, ids.length)
       })
     )
   })

@@ -1,5 +1,6 @@
 import { type ApiError, AuthRequest, apiError, decodeRequestEither, OAuthTokenRequest } from "@rfq/engine"
-import { Effect, Either } from "effect"
+import { Clock, Effect, Either } from "effect"
+import { rateLimitHeaders } from "../RateLimiter.js"
 import { type Route, type RouteRequest, type RouteResponse, route } from "../Router.js"
 import {
   API_ACCESS_TOKEN_SECONDS,
@@ -7,6 +8,7 @@ import {
   OAUTH_ACCESS_TOKEN_SECONDS,
   type TokenResponse
 } from "./AuthService.js"
+import { LoginThrottled } from "./LoginThrottle.js"
 import {
   mediaType,
   noStoreHeaders,
@@ -30,6 +32,20 @@ import {
 const supportedGrants = ["client_credentials", "refresh_token"]
 
 const ok = (body: TokenResponse): RouteResponse => ({ status: 200, body, headers: noStoreHeaders })
+
+/**
+ * Too many failed secret checks from this address or for this client id: the standard 429 body
+ * (as the HTTP rate limiter answers), with the login limit's own `X-RateLimit-*` and `Retry-After`.
+ */
+const throttled = (error: LoginThrottled, now: number): RouteResponse => ({
+  status: 429,
+  body: apiError("rateLimitExceeded").toBody(),
+  headers: {
+    ...noStoreHeaders,
+    ...rateLimitHeaders(error.decision),
+    "Retry-After": String(Math.max(1, error.decision.reset - Math.floor(now / 1000)))
+  }
+})
 
 /** The token request's fields, from the form (or JSON) body merged with HTTP Basic credentials. */
 const tokenRequestFields = (request: RouteRequest): Either.Either<Record<string, unknown>, ApiError> => {
@@ -77,12 +93,20 @@ const oauthToken = (request: RouteRequest): Effect.Effect<RouteResponse, never, 
             grant.client_id,
             grant.client_secret,
             OAUTH_ACCESS_TOKEN_SECONDS,
-            true
+            true,
+            request.remoteAddress
           )
-        : yield* auth.refresh(grant.refresh_token, grant.client_id, grant.client_secret)
+        : yield* auth.refresh(
+            grant.refresh_token,
+            grant.client_id,
+            grant.client_secret,
+            request.remoteAddress
+          )
     return ok(issued)
   }).pipe(
     Effect.catchAll((error) => {
+      if (error instanceof LoginThrottled)
+        return Effect.map(Clock.currentTimeMillis, (now) => throttled(error, now))
       // RFC 6749 §5.2: a client that tried HTTP Basic gets the challenge back with its 401.
       const challenge =
         oauthErrorOf(error) === "invalid_client" &&
@@ -107,10 +131,17 @@ const apiAuth = (request: RouteRequest): Effect.Effect<RouteResponse, never, Aut
         credentials.clientId,
         credentials.clientSecret,
         API_ACCESS_TOKEN_SECONDS,
-        false
+        false,
+        request.remoteAddress
       )
     )
-  }).pipe(Effect.catchAll((error) => Effect.succeed(tokenErrorResponse(error))))
+  }).pipe(
+    Effect.catchAll((error) =>
+      error instanceof LoginThrottled
+        ? Effect.map(Clock.currentTimeMillis, (now) => throttled(error, now))
+        : Effect.succeed(tokenErrorResponse(error))
+    )
+  )
 
 /** The token endpoints, for the router table; they need `Auth` in the handler context. */
 export const authRoutes: ReadonlyArray<Route<Auth>> = [

@@ -27,6 +27,16 @@ export interface AccountStatus {
   readonly familyRevoked: boolean
 }
 
+/** What a token names of its holder: the user, and the client and refresh family when it has them. */
+export interface StatusKey {
+  readonly userId: number
+  readonly clientId?: string | undefined
+  readonly family?: string | undefined
+}
+
+/** Keys per query of `accountStatuses`, so that one statement's parameter list stays small. */
+const STATUS_CHUNK = 500
+
 export interface NewRefreshToken {
   readonly jti: string
   readonly family: string
@@ -58,6 +68,11 @@ export interface AuthStoreService {
     clientId: string | undefined,
     family: string | undefined
   ) => Effect.Effect<AccountStatus>
+  /**
+   * `accountStatus` of many token holders at once, in three queries per chunk of keys, whatever
+   * their number (the sessions' periodic recheck). Answers in the order of `keys`.
+   */
+  readonly accountStatuses: (keys: ReadonlyArray<StatusKey>) => Effect.Effect<ReadonlyArray<AccountStatus>>
   readonly insertRefreshToken: (row: NewRefreshToken) => Effect.Effect<void>
   /**
    * Consumes refresh token `jti` and stores its successor `next` in one transaction. Of several
@@ -149,6 +164,50 @@ export const makeAuthStore: Effect.Effect<AuthStoreService, never, SqlClient.Sql
       return { active, familyRevoked: row.familyRevoked }
     })
 
+    const statusChunk = (keys: ReadonlyArray<StatusKey>) =>
+      Effect.gen(function* () {
+        const userIds = [...new Set(keys.map((k) => k.userId))]
+        const clientIds = [...new Set(keys.flatMap((k) => (k.clientId === undefined ? [] : [k.clientId])))]
+        const families = [...new Set(keys.flatMap((k) => (k.family === undefined ? [] : [k.family])))]
+        const users = yield* sql<{ id: number; active: boolean }>`
+          SELECT id, active FROM users WHERE id IN ${sql.in(userIds)}`
+        const clients =
+          clientIds.length === 0
+            ? []
+            : yield* sql<{ clientId: string; userId: number; active: boolean }>`
+              SELECT client_id AS "clientId", user_id AS "userId", active FROM api_clients
+              WHERE client_id IN ${sql.in(clientIds)}`
+        const revoked =
+          families.length === 0
+            ? []
+            : yield* sql<{ family: string }>`
+              SELECT DISTINCT family FROM refresh_tokens
+              WHERE family IN ${sql.in(families)} AND revoked_at IS NOT NULL`
+        const userActive = new Map(users.map((u) => [Number(u.id), u.active]))
+        const clientOf = new Map(clients.map((c) => [c.clientId, c]))
+        const revokedFamilies = new Set(revoked.map((r) => r.family))
+        return keys.map((key): AccountStatus => {
+          const client = key.clientId === undefined ? undefined : clientOf.get(key.clientId)
+          // The same rule as accountStatus: a client that is gone or now someone else's is not active.
+          const clientActive =
+            key.clientId === undefined ||
+            (client !== undefined && Number(client.userId) === key.userId && client.active)
+          return {
+            active: userActive.get(key.userId) === true && clientActive,
+            familyRevoked: key.family !== undefined && revokedFamilies.has(key.family)
+          }
+        })
+      })
+
+    const accountStatuses = Effect.fn("AuthStore.accountStatuses")(function* (
+      keys: ReadonlyArray<StatusKey>
+    ) {
+      const chunks: Array<ReadonlyArray<StatusKey>> = []
+      for (let i = 0; i < keys.length; i += STATUS_CHUNK) chunks.push(keys.slice(i, i + STATUS_CHUNK))
+      const answers = yield* Effect.forEach(chunks, statusChunk).pipe(Effect.orDie)
+      return answers.flat()
+    })
+
     const insertRefreshToken = Effect.fn("AuthStore.insertRefreshToken")(function* (row: NewRefreshToken) {
       yield* sql`INSERT INTO refresh_tokens (jti, family, user_id, client_id, created_at, expires_at)
       VALUES (${row.jti}, ${row.family}, ${row.userId}, ${row.clientId}, ${row.createdAt}, ${row.expiresAt})`.pipe(
@@ -211,6 +270,7 @@ export const makeAuthStore: Effect.Effect<AuthStoreService, never, SqlClient.Sql
     return {
       clientAccount,
       accountStatus,
+      accountStatuses,
       insertRefreshToken,
       rotateRefreshToken,
       revokeFamily,

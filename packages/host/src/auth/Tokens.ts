@@ -32,6 +32,8 @@ export interface AuthenticatedCaller extends Caller {
   readonly clientId?: string | undefined
   /** When the access token expires, unix milliseconds. */
   readonly tokenExpiresAt: number
+  /** The refresh family the token was issued with: revoking the family ends the token. */
+  readonly family?: string | undefined
 }
 
 /** What goes into an access token. */
@@ -117,6 +119,24 @@ const classify = (error: unknown): Effect.Effect<never, ApiError> => {
   return Effect.die(error)
 }
 
+/**
+ * Whether `token` is three base64url segments each spelled the one way its bytes encode: no
+ * padding, no unused low bits set in a last character. jose decodes leniently, so without this the
+ * signature `…Q` could also be sent as `…R` (or with `=` appended) and verify: one token, many
+ * strings. Only the token as issued verifies.
+ */
+const isCanonicalCompact = (token: string): boolean => {
+  const segments = token.split(".")
+  return (
+    segments.length === 3 &&
+    segments.every(
+      (segment) =>
+        /^[A-Za-z0-9_-]*$/.test(segment) &&
+        Buffer.from(segment, "base64url").toString("base64url") === segment
+    )
+  )
+}
+
 export interface TokensOptions {
   /** The HMAC key (`JWT_SECRET`), at least 32 bytes. */
   readonly secret: Uint8Array
@@ -192,7 +212,8 @@ export class Tokens {
               roles: claims.roles,
               makerId: claims.makerId,
               clientId: claims.clientId,
-              tokenExpiresAt: signed.expiresAt
+              tokenExpiresAt: signed.expiresAt,
+              ...(claims.family === undefined ? {} : { family: claims.family })
             },
             jti: signed.jti,
             family: claims.family
@@ -209,7 +230,7 @@ export class Tokens {
   }
 
   private verify(token: string, audience: string, now: number) {
-    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH)
+    if (token.length === 0 || token.length > MAX_TOKEN_LENGTH || !isCanonicalCompact(token))
       return Effect.fail(apiError("tokenExpiredOrInvalid"))
     return Effect.tryPromise({
       try: () =>
@@ -252,7 +273,8 @@ export class Tokens {
                   roles: [...new Set(claims.roles)],
                   makerId: claims.mk,
                   clientId: claims.cid,
-                  tokenExpiresAt: claims.exp * 1000
+                  tokenExpiresAt: claims.exp * 1000,
+                  ...(claims.fam === undefined ? {} : { family: claims.fam })
                 },
                 jti: claims.jti,
                 family: claims.fam

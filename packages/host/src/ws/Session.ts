@@ -1,11 +1,7 @@
-import { apiError, type EngineService } from "@rfq/engine"
+import { type ApiError, apiError, withRequestBudget } from "@rfq/engine"
 import { Cause, Clock, Effect, Fiber, Queue } from "effect"
-import type { AuthService } from "../auth/AuthService.js"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
-import type { Operation } from "../Operations.js"
-import type { RateLimiter } from "../RateLimiter.js"
 import { isDatabaseUnreachable } from "../RequestHandler.js"
-import type { CancelOnDisconnect } from "./CancelOnDisconnect.js"
 import type { ChannelSubscription } from "./Channels.js"
 import {
   authenticationRequired,
@@ -24,53 +20,22 @@ import {
   subscriptionNotificationText
 } from "./JsonRpc.js"
 import { type MethodContext, sessionMethods } from "./SessionMethods.js"
-import type { Subscriber, SubscriptionHub } from "./SubscriptionHub.js"
+import {
+  CloseCode,
+  revokedReason,
+  type Session,
+  type SessionEnvironment,
+  type SessionTransport
+} from "./SessionEnvironment.js"
+import type { Subscriber } from "./SubscriptionHub.js"
 
-/** What a session needs of its connection; the uWS adapter and the tests' fake both provide it. */
-export interface SessionTransport {
-  /** Sends one text frame at once (never waits; the transport enforces its own buffer cap). */
-  readonly send: (frame: string) => void
-  /** Ends the connection with a close frame; the transport then runs `Session.closed`. */
-  readonly close: (code: number, reason: string) => void
-}
-
-export interface SessionEnvironment {
-  readonly auth: Pick<AuthService, "verifyToken" | "clientCredentials" | "refresh" | "requireRole">
-  readonly engine: EngineService
-  /** The shared operation table by JSON-RPC method name. */
-  readonly operations: ReadonlyMap<string, Operation>
-  /** Per user, shared by all sessions of the endpoint (`WS_RATE_LIMIT_PER_MINUTE`). */
-  readonly limiter: RateLimiter
-  readonly hub: SubscriptionHub
-  readonly cancelOnDisconnect: CancelOnDisconnect
-  readonly heartbeatTimeoutMs: number
-  readonly maxBatch: number
-  /** Frames received but not yet answered, in bytes of text; past it the connection is closed. */
-  readonly maxPendingBytes: number
-}
-
-export const CloseCode = {
-  normal: 1000,
-  goingAway: 1001,
-  policyViolation: 1008,
-  heartbeatTimeout: 4000,
-  tokenExpired: 4001,
-  backpressure: 4002
-} as const
-
-export interface Session {
-  /**
-   * A frame from the client. Decodes and parses it before returning (so a transport may pass a
-   * view of a buffer it reuses), then queues it: frames are handled one at a time, in order.
-   */
-  readonly receive: (frame: string | Uint8Array) => Effect.Effect<void>
-  /**
-   * The connection has ended, for whatever reason. Stops the timers, drops the subscriptions,
-   * interrupts the call in progress and waits for it, then runs cancel-on-disconnect (so no call
-   * of this session can create a quote after the cancel).
-   */
-  readonly closed: Effect.Effect<void>
-}
+export {
+  CloseCode,
+  revokedReason,
+  type Session,
+  type SessionEnvironment,
+  type SessionTransport
+} from "./SessionEnvironment.js"
 
 /** Methods that need no authentication and are not rate limited. */
 const OPEN_METHODS = new Set(["auth", "heartbeat"])
@@ -109,6 +74,8 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     let seq = 0
     let pendingBytes = 0
     let cancelOnDisconnectUser: AuthenticatedCaller | undefined
+    /** Set when a call found the session's token revoked: the frame's replies go out, then 4003. */
+    let revokedBy: ApiError | undefined
     const subscriptions = new Map<string, ChannelSubscription>()
     const inbox = yield* Queue.unbounded<{
       readonly frame: RpcFrame
@@ -138,6 +105,9 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       subscriptions: () => subscriptions.values(),
       deliver: (channel, rendered) => {
         if (state !== "open") return
+        // A session whose token REST refuses hears nothing more either (no database read here).
+        const standing = caller === undefined ? undefined : env.auth.cachedStanding(caller, Date.now())
+        if (standing !== undefined && standing !== "unknown") return revoke(standing)
         seq += 1
         // The data's JSON is made once for every session that sees the event alike.
         transport.send(subscriptionNotificationText(channel, seq, rendered.json))
@@ -163,6 +133,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
 
     const context: MethodContext = {
       env,
+      remoteAddress: transport.remoteAddress,
       caller: () => caller,
       adopt: (next) =>
         Effect.gen(function* () {
@@ -190,19 +161,36 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     const dispatch = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<unknown, RpcError> => {
       // Spec: the time the heartbeat was received, even if calls queued before it took a while.
       if (call.method === "heartbeat") return Effect.succeed({ time: receivedAt })
+      // Found revoked earlier in this frame: nothing more runs, `auth` included; 4003 follows.
+      if (revokedBy !== undefined) return Effect.fail(rpcErrorOf(revokedBy))
       const method = methods.get(call.method)
       if (method !== undefined && OPEN_METHODS.has(call.method)) return method(call.params)
       if (caller === undefined) {
         return Effect.fail(method === undefined ? methodNotFound(call.method) : authenticationRequired)
       }
-      // Every message of a user counts, a call of an unknown method included.
-      if (!UNLIMITED_METHODS.has(call.method)) {
-        const decision = env.limiter.take(`user:${caller.userId}`, now)
-        if (!decision.allowed) {
-          return Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
+      const current = caller
+      const proceed = (): Effect.Effect<unknown, RpcError> => {
+        // Every message of a user counts, a call of an unknown method included.
+        if (!UNLIMITED_METHODS.has(call.method)) {
+          const decision = env.limiter.take(`user:${current.userId}`, now)
+          if (!decision.allowed) {
+            return Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
+          }
         }
+        return method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params)
       }
-      return method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params)
+      // The token still stands (client and user active, family not revoked), by the status cache
+      // that REST uses: the session never acts on a token REST refuses.
+      const standing = env.auth.cachedStanding(current, now)
+      if (standing === undefined) return proceed()
+      const check = standing === "unknown" ? env.auth.checkStanding(current) : Effect.fail(standing)
+      return Effect.matchEffect(check, {
+        onFailure: (refusal) => {
+          revokedBy = refusal
+          return Effect.fail(rpcErrorOf(refusal))
+        },
+        onSuccess: proceed
+      })
     }
 
     const handleEntry = (entry: RpcEntry, receivedAt: number): Effect.Effect<RpcReply | undefined> =>
@@ -214,7 +202,8 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
           terminate(CloseCode.tokenExpired, "token expired")
           return undefined
         }
-        const outcome = yield* dispatch(entry, now, receivedAt).pipe(
+        // One database budget per call, like a REST request.
+        const outcome = yield* withRequestBudget(dispatch(entry, now, receivedAt)).pipe(
           Effect.either,
           Effect.catchAllCause((cause) =>
             Cause.isInterruptedOnly(cause)
@@ -252,6 +241,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
         if (frame._tag === "Single") {
           if (replies[0] !== undefined) send(replies[0])
         } else if (replies.length > 0) send(replies)
+        if (revokedBy !== undefined) terminate(CloseCode.revoked, revokedReason(revokedBy))
       })
 
     const processor = yield* Effect.forkDaemon(
@@ -296,5 +286,10 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       if (protectedCaller !== undefined) yield* env.cancelOnDisconnect.release(protectedCaller)
     }).pipe(Effect.uninterruptible)
 
-    return { receive, closed } satisfies Session
+    const revoke = (error: ApiError) => {
+      revokedBy ??= error
+      terminate(CloseCode.revoked, revokedReason(revokedBy))
+    }
+
+    return { receive, closed, caller: () => caller, revoke } satisfies Session
   })

@@ -8,14 +8,17 @@ import {
 } from "@rfq/engine"
 import { Effect, Schema } from "effect"
 import { API_ACCESS_TOKEN_SECONDS } from "../auth/AuthService.js"
+import { LoginThrottled } from "../auth/LoginThrottle.js"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import { type ChannelSubscription, ChannelsParams, parseChannel } from "./Channels.js"
-import { authenticationRequired, type RpcError, rpcErrorOf } from "./JsonRpc.js"
+import { authenticationRequired, type RpcError, rateLimitExceeded, rpcErrorOf } from "./JsonRpc.js"
 import type { SessionEnvironment } from "./Session.js"
 
 /** What the methods may see and change of their session. */
 export interface MethodContext {
   readonly env: SessionEnvironment
+  /** The peer's address, for the limit of failed client-secret checks. */
+  readonly remoteAddress: string | undefined
   readonly caller: () => AuthenticatedCaller | undefined
   /** Makes `caller` the session's identity; its token's expiry becomes the session's. */
   readonly adopt: (caller: AuthenticatedCaller) => Effect.Effect<void>
@@ -40,7 +43,13 @@ const paramsObject = (params: unknown): Effect.Effect<unknown, ApiError> =>
 const decodeParams = <A, I>(schema: Schema.Schema<A, I>, params: unknown) =>
   Effect.flatMap(paramsObject(params), (value) => decodeRequest(schema, value))
 
-const toRpcError = (error: ApiError | RpcError): RpcError => (isApiError(error) ? rpcErrorOf(error) : error)
+/** Too many failed secret checks: the spec's rate-limit error, with the login limit's numbers. */
+const toRpcError = (error: ApiError | RpcError | LoginThrottled): RpcError =>
+  isApiError(error)
+    ? rpcErrorOf(error)
+    : error instanceof LoginThrottled
+      ? rateLimitExceeded(error.decision.limit, error.windowMs, error.decision.reset)
+      : error
 
 const anotherUser = apiError(
   "invalidRequest",
@@ -82,7 +91,8 @@ export const sessionMethods = (context: MethodContext): ReadonlyMap<string, Meth
         request.clientId,
         request.clientSecret,
         API_ACCESS_TOKEN_SECONDS,
-        false
+        false,
+        context.remoteAddress
       )
       yield* adoptSameUser(yield* auth.verifyToken(issued.access_token))
       return { success: true, token: issued.access_token }
@@ -133,7 +143,10 @@ export const sessionMethods = (context: MethodContext): ReadonlyMap<string, Meth
       return { enabled }
     })
 
-  const methods = new Map<string, (params: unknown) => Effect.Effect<unknown, ApiError | RpcError>>([
+  const methods = new Map<
+    string,
+    (params: unknown) => Effect.Effect<unknown, ApiError | RpcError | LoginThrottled>
+  >([
     ["auth", authenticate],
     ["auth/refresh", refresh],
     ["v1/subscribe", channels("subscribed")],

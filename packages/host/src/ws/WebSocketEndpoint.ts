@@ -11,6 +11,7 @@ import { RateLimiter } from "../RateLimiter.js"
 import { MAX_BODY_BYTES } from "../RequestHandler.js"
 import { CancelOnDisconnect } from "./CancelOnDisconnect.js"
 import { DEFAULT_MAX_BATCH } from "./JsonRpc.js"
+import { DEFAULT_REVOCATION_CHECK_MS, watchRevocations } from "./RevocationWatch.js"
 import { CloseCode, makeSession, type Session, type SessionEnvironment } from "./Session.js"
 import { SubscriptionHub } from "./SubscriptionHub.js"
 
@@ -29,6 +30,8 @@ export interface WebSocketEndpointOptions {
   readonly operations?: ReadonlyArray<Operation>
   /** How long shutdown waits for sessions to wind up (cancel-on-disconnect included). Default 10 s. */
   readonly closeTimeout?: Duration.DurationInput
+  /** How often open sessions are checked for revoked tokens and deactivated accounts (default 1 s). */
+  readonly revocationCheckMs?: number
 }
 
 export interface WebSocketEndpoint {
@@ -110,6 +113,20 @@ export const attachWebSocket = (
     const closing = new Set<Fiber.RuntimeFiber<void>>()
     let shuttingDown = false
 
+    // Whatever ends a token or a client ends its open sessions too (4003), idle ones included.
+    yield* Effect.forkScoped(
+      watchRevocations({
+        sessions: function* () {
+          for (const ws of sockets) {
+            const session = ws.getUserData().session
+            if (session !== undefined) yield session
+          }
+        },
+        auth,
+        intervalMs: options.revocationCheckMs ?? DEFAULT_REVOCATION_CHECK_MS
+      })
+    )
+
     const logDefect = (where: string, error: unknown) =>
       runFork(Effect.logError(`WebSocket ${where} failed`, error))
 
@@ -186,7 +203,8 @@ export const attachWebSocket = (
             makeSession(
               {
                 send: (frame) => sendTo(ws, frame),
-                close: (code, reason) => endSocket(ws, code, reason)
+                close: (code, reason) => endSocket(ws, code, reason),
+                remoteAddress: ws.getUserData().remoteAddress
               },
               env
             )

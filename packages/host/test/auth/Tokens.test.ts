@@ -56,6 +56,27 @@ const signWith = (payload: JWTPayload, key: Uint8Array = secret, alg = "HS256") 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url")
 
 describe("Tokens", () => {
+  it.effect("only the token as issued verifies: the same bytes spelled another way are refused", () =>
+    Effect.gen(function* () {
+      const signed = yield* fresh().signAccess(claims, now, 300)
+      const token = signed.token
+      assert.strictEqual(yield* rejection(fresh().verifyAccess(token, now)), "accepted")
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+      // A 32-byte HMAC is 43 characters: the last one carries two unused bits.
+      const last = alphabet.indexOf(token.at(-1)!)
+      const [header, payload] = token.split(".")
+      for (const altered of [
+        `${token.slice(0, -1)}${alphabet[last ^ 1]}`,
+        `${token}=`,
+        `${header}=.${token.slice(header!.length + 1)}`,
+        `${header}.${payload}==.${token.split(".")[2]}`
+      ]) {
+        assert.notStrictEqual(altered, token)
+        assert.strictEqual(yield* rejection(fresh().verifyAccess(altered, now)), notValid, altered)
+      }
+    })
+  )
+
   it.effect("an access token round-trips its claims, with no cache involved", () =>
     Effect.gen(function* () {
       const signed = yield* new Tokens({ secret }).signAccess(claims, now, 300)

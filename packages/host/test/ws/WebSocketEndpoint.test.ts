@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Engine, type EngineService, EventsLive } from "@rfq/engine"
+import { type ApiError, apiError, Engine, type EngineService, EventsLive } from "@rfq/engine"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { Auth, type AuthService } from "../../src/auth/AuthService.js"
 import { healthRoutes } from "../../src/HealthRoutes.js"
 import { serve } from "../../src/HttpServer.js"
 import { attachWebSocket, type WebSocketEndpointOptions } from "../../src/ws/WebSocketEndpoint.js"
 import { EXPIRING_TOKEN_MS, fakeAuth, type Journal, testOperations } from "./sessionHarness.js"
+import { roomyWindow } from "../support/rateWindow.js"
 import { RpcClient } from "./wsClient.js"
 
 /**
@@ -13,10 +14,15 @@ import { RpcClient } from "./wsClient.js"
  * (no database): transport behaviour — paths, frames, close codes, back-pressure, shutdown.
  */
 
+/** Refusals the endpoint's periodic recheck reads, by user id (the "database"). */
+const recheckRefusals = new Map<number, ApiError>()
+
 // The fake tokens expire at fixed times meant for TestClock; on the wall clock they are moved
 // into the future (all but `token-expiring`, which is relative already).
 const liveAuth = {
   ...fakeAuth,
+  recheckStanding: (callers: ReadonlyArray<{ readonly userId: number }>) =>
+    Effect.succeed(callers.map((c) => recheckRefusals.get(c.userId))),
   verifyToken: (token: string) =>
     Effect.map(fakeAuth.verifyToken(token), (caller) =>
       token === "token-expiring" ? caller : { ...caller, tokenExpiresAt: Date.now() + caller.tokenExpiresAt }
@@ -117,11 +123,30 @@ describe("WebSocket endpoint over real sockets", () => {
     })
   )
 
+  it.scopedLive("the recheck closes an idle session whose account was deactivated: 4003, others stay", () =>
+    Effect.gen(function* () {
+      const { connect, endpoint } = yield* start({ revocationCheckMs: 100 })
+      const maker = yield* connect()
+      const taker = yield* connect()
+      yield* promise(() => maker.result("auth", { token: "token-maker" }))
+      yield* promise(() => taker.result("auth", { token: "token-taker" }))
+      recheckRefusals.set(21, apiError("accountInactive"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => recheckRefusals.clear()))
+      assert.deepStrictEqual(yield* promise(() => maker.closed), {
+        code: 4003,
+        reason: "account is inactive"
+      })
+      assert.isDefined((yield* promise(() => taker.call("v1/test/echo", { n: 1 }))).result)
+      assert.strictEqual(endpoint.closeCodes().get(4003), 1)
+    })
+  )
+
   it.scopedLive("the rate limit over the wire, heartbeat exempt", () =>
     Effect.gen(function* () {
       const { connect } = yield* start({ rateLimitPerMinute: 2 })
       const client = yield* connect()
       yield* promise(() => client.result("auth", { token: "token-maker" }))
+      yield* roomyWindow()
       yield* promise(() => client.result("v1/test/echo", { n: 1 }))
       yield* promise(() => client.result("v1/test/echo", { n: 2 }))
       const limited = yield* promise(() => client.call("v1/test/echo", { n: 3 }))

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { operations } from "../../src/Operations.js"
+import { roomyWindow } from "../support/rateWindow.js"
 import {
   callSpread,
   connect,
@@ -460,6 +461,7 @@ layer(TestHostLive, { excludeTestServices: true, timeout: "120 seconds" })(
           const { access_token } = yield* oauthToken(host.url, "demo-maker-3")
           const client = yield* connect(host.strictWsUrl)
           yield* promise(() => client.result("auth", { token: access_token }))
+          yield* roomyWindow()
           for (let i = 0; i < STRICT.rateLimitPerMinute; i++)
             yield* promise(() => client.result("v1/exchange/maker"))
           const limited = yield* promise(() => client.call("v1/exchange/maker"))

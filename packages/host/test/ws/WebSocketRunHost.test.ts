@@ -5,6 +5,7 @@ import { appLayer, appRoutes } from "../../src/App.js"
 import { runHost } from "../../src/Host.js"
 import type { HttpServer } from "../../src/HttpServer.js"
 import { webSocketOnListening } from "../../src/ws/WebSocketEndpoint.js"
+import { roomyWindow } from "../support/rateWindow.js"
 import { makeTempDir } from "../support/spawnHost.js"
 import { callSpread, connect, promise, quoteParams } from "./hostHarness.js"
 
@@ -66,6 +67,8 @@ describe("the WebSocket endpoint in the running host", () => {
 
           yield* promise(() => taker.result("v1/subscribe", { channels: ["rfq_quote.taker"] }))
           const { rfqId } = yield* promise(() => taker.result("v1/rfq/create", callSpread(["maker-1"])))
+          // The maker's budget is counted from here: all of it in one window.
+          yield* roomyWindow(20_000)
           yield* promise(() => maker.result("v1/cancel-on-disconnect", { enabled: true }))
           const params = yield* quoteParams(maker, rfqId, "sell")
           // The maker's four calls (cancel-on-disconnect, get, leg-prices, create) use up its budget.

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { ConfigProvider, Context, Effect, Layer, Redacted, type Scope } from "effect"
 import { appLayer, appRoutes } from "../../src/App.js"
 import { Auth } from "../../src/auth/AuthService.js"
@@ -37,6 +38,8 @@ export interface HostUnderTest {
   readonly slow: WebSocketEndpoint
   /** A real access token of `clientId` (signed with the host's key) that expires in `seconds`. */
   readonly shortLivedToken: (clientId: string, seconds: number) => Effect.Effect<string>
+  /** The host's database, for changes made behind its back (as `npm run admin` makes them). */
+  readonly sql: SqlClient.SqlClient
 }
 
 export class TestHost extends Context.Tag("test/TestHost")<TestHost, HostUnderTest>() {}
@@ -90,7 +93,8 @@ export const TestHostLive = Layer.scoped(
       strict,
       slowWsUrl: `${ws}/ws-slow`,
       slow,
-      shortLivedToken
+      shortLivedToken,
+      sql: Context.get(context, SqlClient.SqlClient)
     }
   })
 )

@@ -1,7 +1,7 @@
-import { apiError, type Caller, type EngineEvent, type EngineService } from "@rfq/engine"
+import { type ApiError, apiError, type Caller, type EngineEvent, type EngineService } from "@rfq/engine"
 import { Clock, Effect, type Option, Queue, Schema } from "effect"
 import { requireRole } from "../../src/auth/Access.js"
-import type { AuthService, TokenResponse } from "../../src/auth/AuthService.js"
+import type { TokenResponse } from "../../src/auth/AuthService.js"
 import type { AuthenticatedCaller } from "../../src/auth/Tokens.js"
 import type { Operation } from "../../src/Operations.js"
 import { RateLimiter } from "../../src/RateLimiter.js"
@@ -65,7 +65,34 @@ const tokenResponse = (access: string, refresh?: string): TokenResponse => ({
 /** `token-expiring` is a maker token that expires 1.5 s after it is presented. */
 export const EXPIRING_TOKEN_MS = 1_500
 
+/**
+ * The standing of each user as the fake auth reports it: absent is "may act". `cached: false`
+ * makes `cachedStanding` answer "unknown", so the session takes the reading path (`checkStanding`).
+ */
+export interface Standings {
+  readonly refusals: Map<number, ApiError>
+  readonly uncached: Set<number>
+  /** How many times `checkStanding` was asked (the "database" read). */
+  reads: number
+}
+
+export const makeStandings = (): Standings => ({ refusals: new Map(), uncached: new Set(), reads: 0 })
+
+export const fakeAuthWith = (standings: Standings): SessionEnvironment["auth"] => ({
+  ...fakeAuth,
+  cachedStanding: (caller) =>
+    standings.uncached.has(caller.userId) ? "unknown" : standings.refusals.get(caller.userId),
+  checkStanding: (caller) =>
+    Effect.suspend(() => {
+      standings.reads += 1
+      const refusal = standings.refusals.get(caller.userId)
+      return refusal === undefined ? Effect.void : Effect.fail(refusal)
+    })
+})
+
 export const fakeAuth: SessionEnvironment["auth"] = {
+  cachedStanding: () => undefined,
+  checkStanding: () => Effect.void,
   verifyToken: (token) => {
     if (token === "token-expiring") {
       return Effect.map(Clock.currentTimeMillis, (now) => ({
@@ -85,7 +112,7 @@ export const fakeAuth: SessionEnvironment["auth"] = {
       ? Effect.succeed(tokenResponse("token-maker-late", "refresh-2"))
       : Effect.fail(apiError("tokenExpiredOrInvalid")),
   requireRole: (caller, access) => requireRole(caller, access)
-} satisfies Pick<AuthService, "verifyToken" | "clientCredentials" | "refresh" | "requireRole">
+}
 
 /** What the fake operations did, in order (to see interruption and cancel-on-disconnect order). */
 export type Journal = Array<string>
@@ -154,6 +181,7 @@ export interface Shared {
   readonly cancelOnDisconnect: CancelOnDisconnect
   readonly cancelled: Array<Caller>
   readonly journal: Journal
+  readonly standings: Standings
 }
 
 export const makeShared = (rateLimit = 1000): Shared => {
@@ -169,7 +197,8 @@ export const makeShared = (rateLimit = 1000): Shared => {
       })
     ),
     cancelled,
-    journal
+    journal,
+    standings: makeStandings()
   }
 }
 
@@ -198,7 +227,7 @@ export const startSession = (shared: Shared, options: SessionOptions = {}): Effe
     const outbox = yield* Queue.unbounded<any>()
     const closes = yield* Queue.unbounded<{ code: number; reason: string }>()
     const env: SessionEnvironment = {
-      auth: fakeAuth,
+      auth: fakeAuthWith(shared.standings),
       engine: {} as EngineService,
       operations: new Map(testOperations(shared.journal).map((op) => [op.rpc, op])),
       limiter: shared.limiter,

@@ -121,7 +121,10 @@ export class RpcClient {
           )
         )
       }
-      if (!check()) this.listeners.add(listener)
+      if (check()) return
+      // Already closed: nothing more will arrive (the close listener has run).
+      if (this.isClosed) return listener()
+      this.listeners.add(listener)
     })
   }
 

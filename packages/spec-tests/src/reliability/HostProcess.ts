@@ -22,9 +22,11 @@ const HOST_VARIABLES = [
   "DEMO",
   "RATE_LIMIT_PER_MINUTE",
   "WS_RATE_LIMIT_PER_MINUTE",
+  "LOGIN_FAILURES_PER_MINUTE",
   "WS_HEARTBEAT_TIMEOUT_MS",
   "WS_MAX_BACKPRESSURE_BYTES",
   "RFQ_TTL_SECONDS",
+  "DATABASE_QUERY_TIMEOUT_MS",
   "ENCRYPTION_KEY",
   "ENCRYPTION_KEYS",
   "JWT_SECRET",
@@ -153,6 +155,9 @@ export const hostEnv = (
   DEMO: "1",
   RATE_LIMIT_PER_MINUTE: "1000000",
   WS_RATE_LIMIT_PER_MINUTE: "1000000",
+  // Runs that send wrong secrets from one address on purpose (fuzzing, hostile text) must not lock
+  // out their own logins; the guessing item sets the real limit again.
+  LOGIN_FAILURES_PER_MINUTE: "1000000",
   JWT_SECRET: TEST_JWT_SECRET,
   ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
   ...(backend === "postgres"

@@ -241,7 +241,7 @@ export const account = group("account, makers, instruments, bulk block trades", 
     })
     const send = async (blockTrades: Array<unknown>) =>
       expectOk<
-        Array<{ nonce: string; blockTradeId?: string; exchangeResult?: unknown; exchangeError?: unknown }>
+        Array<{ nonce: string; blockTradeId?: number; exchangeResult?: unknown; exchangeError?: unknown }>
       >(
         await w.api.post("/v1/block-trade/bulk", {
           token: w.token("taker"),
@@ -254,7 +254,8 @@ export const account = group("account, makers, instruments, bulk block trades", 
       blockTrade(`${nonce}-x`, "dbt-main", "bull-main")
     ])
     expect(answer.map((a) => a.nonce)).toEqual([nonce, `${nonce}-x`])
-    expect(answer[0]).toMatchObject({ blockTradeId: expect.any(String), exchangeResult: expect.anything() })
+    expect(answer[0]).toMatchObject({ blockTradeId: expect.any(Number), exchangeResult: expect.anything() })
+    expect(Number.isSafeInteger(answer[0]?.blockTradeId)).toBe(true)
     expect(answer[0]).not.toHaveProperty("exchangeError")
     expect(answer[1]).toMatchObject({ exchangeError: expect.anything() })
     expect(answer[1]).not.toHaveProperty("exchangeResult")

@@ -83,6 +83,64 @@ export const lists = group("lists", [
     }
   ),
 
+  scenario("a last page that is exactly full answers cursor 0 (RFQs and quotes)", async (w) => {
+    const created: Array<number> = []
+    for (let i = 0; i < 4; i++) {
+      created.push(await createRfq(w, "maker3", rfqBody(w, "maker3", { makers: { DBT: ["maker-1"] } })))
+    }
+    const since = (await getRfq(w, "maker3", created[0]!)).createdAt - 1
+    for (const limit of [1, 2, 4]) {
+      const pages = await allPages((cursor) =>
+        rfqPage(w, "maker3", { role: "taker", startTime: since, limit, cursor })
+      )
+      // No trailing empty page: every page holds `limit` RFQs and the last one says 0.
+      expect(pages.map((p) => p.results.length)).toEqual(Array(4 / limit).fill(limit))
+      expect(pages.flatMap((p) => ids(p.results))).toEqual([...created].reverse())
+    }
+    const quoteIds: Array<number> = []
+    for (const rfqId of created) {
+      quoteIds.push(await placeQuote(w, "maker1", rfqId, { direction: "sell", amount: 100 }))
+    }
+    const quoteSince = (await getRfq(w, "maker3", created[0]!)).createdAt - 1
+    for (const limit of [1, 2, 4]) {
+      const pages = await allPages(async (cursor) =>
+        expectOk<Page<{ rfqQuoteId: number }>>(
+          await w.api.get("/v1/rfq/quotes", {
+            token: w.token("maker1"),
+            query: { startTime: quoteSince, limit, cursor }
+          }),
+          "QuotePage"
+        )
+      )
+      const mine = pages
+        .flatMap((p) => p.results.map((q) => q.rfqQuoteId))
+        .filter((id) => quoteIds.includes(id))
+      expect(mine).toEqual([...quoteIds].reverse())
+      expect(pages.at(-1)!.results.length).toBeGreaterThan(0)
+    }
+  }),
+
+  scenario(
+    "a cursor the caller could not have received is answered like one that names nothing",
+    async (w) => {
+      const invisible = await createRfq(w, "taker", rfqBody(w, "taker", { makers: { DBT: ["maker-1"] } }))
+      const quoteId = await placeQuote(w, "maker1", invisible, { direction: "sell", amount: 100 })
+      const missing = 2_000_000_000
+      const answer = async (path: string, party: Party, cursor: number) => {
+        const got = await w.api.get(path, { token: w.token(party), query: { cursor } })
+        return `${got.status} ${JSON.stringify(got.body).replaceAll(String(cursor), "N")}`
+      }
+      const nothing = await answer("/v1/rfq", "maker2", missing)
+      expect(nothing).toContain("is not a cursor of this list")
+      expect(await answer("/v1/rfq", "maker2", invisible)).toBe(nothing)
+      expect(await answer("/v1/rfq", "maker1", invisible)).toMatch(/^200 /)
+      const noQuote = await answer("/v1/rfq/quotes", "maker2", missing)
+      expect(noQuote).toContain("is not a cursor of this list")
+      expect(await answer("/v1/rfq/quotes", "maker2", quoteId)).toBe(noQuote)
+      expect(await answer("/v1/rfq/quotes", "maker1", quoteId)).toMatch(/^200 /)
+    }
+  ),
+
   scenario(
     "status filters: open, traded, filled, filledPartial, cancelled and comma-separated lists",
     async (w) => {

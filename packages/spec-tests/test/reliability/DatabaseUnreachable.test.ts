@@ -1,4 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
+import { StatementDeadlineExceeded } from "@rfq/engine"
 import { isDatabaseUnreachable } from "@rfq/host"
 import { Cause, FiberId } from "effect"
 import { describe, expect, it } from "vitest"
@@ -20,7 +21,13 @@ describe("isDatabaseUnreachable", () => {
       sqlDefect(pgError("terminating connection due to administrator command", "57P01"))
     ],
     ["connection cut", sqlDefect(new Error("Connection terminated unexpectedly"))],
-    ["connection exception class 08", sqlDefect(pgError("connection failure", "08006"))]
+    ["connection exception class 08", sqlDefect(pgError("connection failure", "08006"))],
+    // Issue 12: a database that hangs rather than refuses.
+    ["a statement past its deadline", sqlDefect(new StatementDeadlineExceeded(3000, "statement"))],
+    [
+      "a pool that could not hand out a connection in time",
+      sqlDefect(new Error("timeout exceeded when trying to connect"))
+    ]
   ])("%s is an outage", (_name, cause) => {
     expect(isDatabaseUnreachable(cause)).toBe(true)
   })

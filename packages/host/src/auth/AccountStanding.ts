@@ -1,0 +1,84 @@
+import { type ApiError, apiError } from "@rfq/engine"
+import { Effect } from "effect"
+import type { AccountStatus, AuthStoreService, StatusKey } from "./AuthStore.js"
+import { BoundedCache } from "./BoundedCache.js"
+
+/**
+ * Whether the holder of a token may still act: its user and client active, its refresh family not
+ * revoked. Read from the database and remembered for `cacheMillis` per (user, client, family), so
+ * that a change takes effect on live tokens within that time, on REST and on open sessions alike.
+ *
+ * Reads can finish out of order (a request's read that began before a deactivation may land after
+ * the sessions' recheck that saw it), so each entry keeps the time its read began and an older
+ * read never replaces a newer one: once a refusal is known, a stale "active" cannot undo it.
+ */
+interface Entry {
+  readonly status: AccountStatus
+  /** When the read behind `status` began (or the change was made here), unix ms. */
+  readonly readAt: number
+}
+
+export const statusKeyText = (key: StatusKey): string =>
+  `${key.userId}\u0000${key.clientId ?? ""}\u0000${key.family ?? ""}`
+
+/** The refusal a status means: a revoked family before an inactive account (REST's order). */
+export const refusalOf = (status: AccountStatus): ApiError | undefined =>
+  status.familyRevoked
+    ? apiError("tokenExpiredOrInvalid")
+    : status.active
+      ? undefined
+      : apiError("accountInactive")
+
+export class AccountStanding {
+  private readonly entries: BoundedCache<string, Entry>
+
+  constructor(
+    private readonly store: Pick<AuthStoreService, "accountStatus" | "accountStatuses">,
+    private readonly cacheMillis: number,
+    cacheSize: number
+  ) {
+    this.entries = new BoundedCache(cacheSize)
+  }
+
+  /** The remembered status of `key` at `now`, if any (synchronous: the per-request path). */
+  cached(key: StatusKey, now: number): AccountStatus | undefined {
+    return this.entries.get(statusKeyText(key), now)?.status
+  }
+
+  /** Remembers `status`, read (or made) at `readAt`, unless a newer read is already remembered. */
+  remember(key: StatusKey, status: AccountStatus, readAt: number): void {
+    const text = statusKeyText(key)
+    const current = this.entries.get(text, readAt)
+    if (current !== undefined && current.readAt > readAt) return
+    this.entries.set(text, { status, readAt }, readAt + this.cacheMillis)
+  }
+
+  /** The status of `key`: remembered, or read from the database (and remembered). */
+  status(key: StatusKey, now: number): Effect.Effect<AccountStatus> {
+    const cached = this.cached(key, now)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.tap(this.store.accountStatus(key.userId, key.clientId, key.family), (status) =>
+      this.remember(key, status, now)
+    )
+  }
+
+  /**
+   * The status of every key read from the database now, in a few queries, each remembered (so REST
+   * sees a change as soon as the sessions' recheck does). Answers in the order of `keys`.
+   */
+  recheck(keys: ReadonlyArray<StatusKey>, now: number): Effect.Effect<ReadonlyArray<AccountStatus>> {
+    if (keys.length === 0) return Effect.succeed([])
+    const distinct = new Map<string, StatusKey>()
+    for (const key of keys) distinct.set(statusKeyText(key), key)
+    const unique = [...distinct.values()]
+    return Effect.map(this.store.accountStatuses(unique), (statuses) => {
+      const byKey = new Map<string, AccountStatus>()
+      unique.forEach((key, i) => {
+        const status = statuses[i]!
+        byKey.set(statusKeyText(key), status)
+        this.remember(key, status, now)
+      })
+      return keys.map((key) => byKey.get(statusKeyText(key))!)
+    })
+  }
+}

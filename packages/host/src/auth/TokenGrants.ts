@@ -1,0 +1,206 @@
+import { apiError } from "@rfq/engine"
+import { Clock, Effect, Option } from "effect"
+import type { AccountStanding } from "./AccountStanding.js"
+import type { AuthStoreService, ClientAccount } from "./AuthStore.js"
+import { type LoginThrottle, LoginThrottled } from "./LoginThrottle.js"
+import { verifySecret } from "./SecretHash.js"
+import { randomId, type Tokens } from "./Tokens.js"
+
+/**
+ * The two grants that issue tokens: client credentials (with or without a refresh family) and the
+ * refresh grant. Part of `Auth` (AuthService.ts); here because they are its whole write path.
+ */
+
+/** `POST /oauth/token` access tokens (spec: identity provider flow). */
+export const OAUTH_ACCESS_TOKEN_SECONDS = 300
+/** `POST /v1/auth` and WebSocket `auth` with client credentials (spec: quickstart flow). */
+export const API_ACCESS_TOKEN_SECONDS = 3600
+export const REFRESH_TOKEN_SECONDS = 1800
+
+export type AccessTokenLifetime = typeof OAUTH_ACCESS_TOKEN_SECONDS | typeof API_ACCESS_TOKEN_SECONDS
+
+/** The body of a successful token request (RFC 6749 §5.1 names). */
+export interface TokenResponse {
+  readonly access_token: string
+  readonly token_type: "Bearer"
+  readonly expires_in: number
+  readonly refresh_token?: string
+  readonly refresh_expires_in?: number
+}
+
+/** The expiry a token signed at `now` gets (JWT times are whole seconds), unix ms. */
+const expiryOf = (now: number, lifetimeSeconds: number): number =>
+  (Math.floor(now / 1000) + lifetimeSeconds) * 1000
+
+export interface GrantDependencies {
+  readonly store: AuthStoreService
+  readonly tokens: Tokens
+  readonly standing: AccountStanding
+  readonly throttle: LoginThrottle
+  /** A hash of the same cost as stored ones, verified for unknown client ids. */
+  readonly dummyHash: string
+  readonly onSecretVerified?: ((matched: boolean) => void) | undefined
+}
+
+export const makeGrants = ({
+  store,
+  tokens,
+  standing,
+  throttle,
+  dummyHash,
+  onSecretVerified
+}: GrantDependencies) => {
+  /**
+   * The client's account if `clientSecret` is its secret; same cost and answer for both failures.
+   * The attempt is reserved with the throttle before anything is read, and given back on a match.
+   */
+  const authenticateClient = (clientId: string, clientSecret: string, remoteAddress: string | undefined) =>
+    Effect.gen(function* () {
+      const attempt = throttle.attempt(clientId, remoteAddress, yield* Clock.currentTimeMillis)
+      if (attempt instanceof LoginThrottled) return yield* Effect.fail(attempt)
+      const account = yield* store.clientAccount(clientId)
+      const hash = Option.match(account, { onNone: () => dummyHash, onSome: (a) => a.secretHash })
+      const matches = yield* verifySecret(clientSecret, hash)
+      const ok = Option.isSome(account) && matches
+      onSecretVerified?.(ok)
+      attempt.settle(ok)
+      if (!ok) return yield* Effect.fail(apiError("invalidClientId"))
+      return account.value
+    })
+
+  const requireActive = (account: ClientAccount) =>
+    account.clientActive && account.userActive ? Effect.void : Effect.fail(apiError("accountInactive"))
+
+  /** `readAt`: when the account was read (before `now`), for the status it proves. */
+  const issue = (
+    account: ClientAccount,
+    readAt: number,
+    now: number,
+    lifetime: number,
+    family: string | undefined
+  ) =>
+    Effect.tap(
+      tokens.signAccess(
+        {
+          userId: account.userId,
+          deskId: account.deskId,
+          roles: account.roles,
+          makerId: account.makerId,
+          clientId: account.clientId,
+          family
+        },
+        now,
+        lifetime
+      ),
+      () =>
+        standing.remember(
+          { userId: account.userId, clientId: account.clientId, family },
+          { active: true, familyRevoked: false },
+          readAt
+        )
+    )
+
+  const clientCredentials = Effect.fn("Auth.clientCredentials")(function* (
+    clientId: string,
+    clientSecret: string,
+    lifetime: AccessTokenLifetime,
+    withRefresh: boolean,
+    remoteAddress?: string
+  ) {
+    const readAt = yield* Clock.currentTimeMillis
+    const account = yield* authenticateClient(clientId, clientSecret, remoteAddress)
+    yield* requireActive(account)
+    const now = yield* Clock.currentTimeMillis
+    if (!withRefresh) {
+      const access = yield* issue(account, readAt, now, lifetime, undefined)
+      return {
+        access_token: access.token,
+        token_type: "Bearer",
+        expires_in: lifetime
+      } satisfies TokenResponse
+    }
+    const family = randomId()
+    const jti = randomId()
+    yield* store.insertRefreshToken({
+      jti,
+      family,
+      userId: account.userId,
+      clientId: account.clientId,
+      createdAt: now,
+      expiresAt: expiryOf(now, REFRESH_TOKEN_SECONDS)
+    })
+    const access = yield* issue(account, readAt, now, lifetime, family)
+    const refreshToken = yield* tokens.signRefresh(
+      { jti, family, userId: account.userId, clientId: account.clientId },
+      now,
+      REFRESH_TOKEN_SECONDS
+    )
+    return {
+      access_token: access.token,
+      token_type: "Bearer",
+      expires_in: lifetime,
+      refresh_token: refreshToken.token,
+      refresh_expires_in: REFRESH_TOKEN_SECONDS
+    } satisfies TokenResponse
+  })
+
+  const refresh = Effect.fn("Auth.refresh")(function* (
+    refreshToken: string,
+    clientId: string,
+    clientSecret?: string,
+    remoteAddress?: string
+  ) {
+    const readAt = yield* Clock.currentTimeMillis
+    const account =
+      clientSecret === undefined
+        ? yield* Effect.flatMap(store.clientAccount(clientId), (found) =>
+            Option.match(found, {
+              onNone: () => Effect.fail(apiError("invalidClientId")),
+              onSome: Effect.succeed
+            })
+          )
+        : yield* authenticateClient(clientId, clientSecret, remoteAddress)
+    const now = yield* Clock.currentTimeMillis
+    const presented = yield* tokens.verifyRefresh(refreshToken, now)
+    // Issued to another client, or the client now belongs to another user: not this caller's grant.
+    if (presented.clientId !== account.clientId || presented.userId !== account.userId) {
+      return yield* Effect.fail(apiError("tokenExpiredOrInvalid"))
+    }
+    yield* requireActive(account)
+    const next = { jti: randomId(), createdAt: now, expiresAt: expiryOf(now, REFRESH_TOKEN_SECONDS) }
+    const outcome = yield* store.rotateRefreshToken(presented.jti, next, now)
+    switch (outcome._tag) {
+      case "Rotated":
+        break
+      case "Replayed":
+        // Known at once on this host: REST and open sessions refuse the family's tokens from now.
+        standing.remember(
+          { userId: account.userId, clientId: account.clientId, family: outcome.family },
+          { active: true, familyRevoked: true },
+          now
+        )
+        yield* Effect.logWarning("refresh token replayed; family revoked").pipe(
+          Effect.annotateLogs({ clientId: account.clientId, userId: account.userId })
+        )
+        return yield* Effect.fail(apiError("tokenExpiredOrInvalid"))
+      case "Expired":
+      case "Unknown":
+        return yield* Effect.fail(apiError("tokenExpiredOrInvalid"))
+    }
+    const access = yield* issue(account, readAt, now, OAUTH_ACCESS_TOKEN_SECONDS, outcome.family)
+    const successor = yield* tokens.signRefresh(
+      { jti: next.jti, family: outcome.family, userId: account.userId, clientId: account.clientId },
+      now,
+      REFRESH_TOKEN_SECONDS
+    )
+    return {
+      access_token: access.token,
+      token_type: "Bearer",
+      expires_in: OAUTH_ACCESS_TOKEN_SECONDS,
+      refresh_token: successor.token,
+      refresh_expires_in: REFRESH_TOKEN_SECONDS
+    } satisfies TokenResponse
+  })
+
+  return { clientCredentials, refresh }
+}
