@@ -606,7 +606,12 @@ const makeEngine = (config: EngineConfig) =>
         const stored = yield* store.quote(rfqQuoteId)
         if (Option.isSome(stored)) {
           const found = yield* readActor(stored.value.rfqId)
-          if (Option.isSome(found) && isTaker(found.value.state.rfq, caller)) {
+          // A deleted RFQ is gone for its taker too: its quotes are simply not found.
+          if (
+            Option.isSome(found) &&
+            found.value.value !== "deleted" &&
+            isTaker(found.value.state.rfq, caller)
+          ) {
             if (found.value.value === "expired") return yield* Effect.fail(apiError("rfqExpired"))
             if (found.value.value !== "open" && found.value.value !== "settling") {
               return yield* Effect.fail(

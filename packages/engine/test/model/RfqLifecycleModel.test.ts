@@ -119,6 +119,15 @@ const regressions: ReadonlyArray<ReadonlyArray<fc.AsyncCommand<RfqModel, RfqSyst
     new ExpireCommand(0),
     new CreateRfqCommand("split", 0),
     new QuoteCommand(1, "maker1", "sell", 100, "a")
+  ],
+  // seed -809079697: accepting a quote of a cancelled and then deleted RFQ told its taker "the RFQ
+  // is deleted; it must be open", where a deleted RFQ's quotes are simply not found.
+  [
+    new CreateRfqCommand("single", 0),
+    new QuoteCommand(0, "maker1", "buy", 100, undefined),
+    new CancelCommand(0),
+    new DeleteCommand(0),
+    new AcceptCommand(0, false)
   ]
 ]
 

@@ -1,6 +1,6 @@
 import { type Figure, info, type Item, type RunContext, type Scale, zero } from "./Figures.js"
 import { type Backend, hostEnv, startHost } from "./HostProcess.js"
-import { withHost } from "./Items.js"
+import { withHost } from "./WithHost.js"
 import { createQuote, createRfq, credentialsOf, Desk, rfqBody } from "./Lifecycle.js"
 import { connectWs, type WsConnection } from "./WsClient.js"
 

@@ -1,4 +1,5 @@
 import http from "node:http"
+import { withHost } from "./WithHost.js"
 import WebSocket from "ws"
 import { type Figure, info, type Item, zero } from "./Figures.js"
 import { wsUrl } from "./WsClient.js"
@@ -273,8 +274,6 @@ export const guessingItem: Item = {
   id: "guessing",
   title: "11. Secret guessing across REST and WS",
   run: async ({ scale, log }) => {
-    // Loaded here, not at the top: Items.ts registers this item, and a cycle would see it undefined.
-    const { withHost } = await import("./Items.js")
     const limits = {
       LOGIN_FAILURES_PER_MINUTE: String(PER_ADDRESS),
       WS_RATE_LIMIT_PER_MINUTE: String(WS_MESSAGE_LIMIT)

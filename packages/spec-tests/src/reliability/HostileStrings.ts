@@ -13,7 +13,7 @@ import {
   variantsFor
 } from "./HostileProbe.js"
 import { type Target, type TargetContext, targets } from "./HostileTargets.js"
-import { withHost } from "./Items.js"
+import { withHost } from "./WithHost.js"
 import { aliasId, createQuote, createRfq, credentialsOf, Desk, legPricesFor, rfqBody } from "./Lifecycle.js"
 import { connectWs } from "./WsClient.js"
 

@@ -1,42 +1,25 @@
-import * as fs from "node:fs"
 import { type CrashFigures, runCrashDurability } from "./CrashDurability.js"
-import { dropSchema, openDatabase, type Place } from "./DatabaseReader.js"
+import { openDatabase } from "./DatabaseReader.js"
 import { runDatabaseOutage } from "./DatabaseOutage.js"
 import { checkDurability } from "./DurabilityCheck.js"
 import { atMost, type Figure, info, type Item, type RunContext, SCALE, type Scale, zero } from "./Figures.js"
-import {
-  type Backend,
-  hostEnv,
-  makeTempDir,
-  randomSchema,
-  type RunningHost,
-  startHost
-} from "./HostProcess.js"
 import { fuzzFigures, limitFigures, secretsFigures, tenancyFigures, tokenFigures } from "./ItemFigures.js"
 import { emptyRaceFigures, MAX_ATTEMPTS_PER_ROUND, type RaceKind, runRaces } from "./Races.js"
 import { wsAvailable } from "./WsClient.js"
+import { cursorProbeItem } from "./CursorProbe.js"
+import { databaseStallItem } from "./DatabaseStall.js"
+import { guessingItem } from "./Guessing.js"
+import { hostileStringsItem } from "./HostileStrings.js"
+import { moneyRulesItem } from "./MoneyRules.js"
+import { revocationItem } from "./Revocation.js"
+import { withHost } from "./WithHost.js"
 
 export { type Figure, formatFigures, SCALE, type Scale } from "./Figures.js"
 export * from "./ItemFigures.js"
 
-const seedOf = (context: RunContext) => context.seed ?? Date.now() % 2 ** 31
+export { withHost } from "./WithHost.js"
 
-/** A host on fresh data; `use` runs against it and the data is removed afterwards. */
-export const withHost = async <A>(
-  backend: Backend,
-  extra: Record<string, string>,
-  use: (host: RunningHost, place: Place) => Promise<A>
-): Promise<A> => {
-  const place: Place = { dataDir: makeTempDir("rfq-rel-"), schema: randomSchema("rel") }
-  const host = await startHost(hostEnv(backend, place, extra))
-  try {
-    return await use(host, place)
-  } finally {
-    await host.stop("SIGTERM")
-    if (backend === "postgres") await dropSchema(place.schema)
-    fs.rmSync(place.dataDir, { recursive: true, force: true })
-  }
-}
+const seedOf = (context: RunContext) => context.seed ?? Date.now() % 2 ** 31
 
 export const crashFigures = (f: CrashFigures): Array<Figure> => {
   const item = `1 crash (${f.backend})`
@@ -209,5 +192,11 @@ export const items: ReadonlyArray<Item> = [
     id: "secrets",
     title: "8. Secrets at rest",
     run: ({ log }) => secretsFigures(["pglite", "postgres"], log)
-  }
+  },
+  databaseStallItem,
+  revocationItem,
+  guessingItem,
+  hostileStringsItem,
+  moneyRulesItem,
+  cursorProbeItem
 ]

@@ -1,7 +1,7 @@
 import { openDatabase } from "./DatabaseReader.js"
 import { type Figure, info, type Item, type Scale, zero } from "./Figures.js"
 import type { Backend } from "./HostProcess.js"
-import { withHost } from "./Items.js"
+import { withHost } from "./WithHost.js"
 import { aliasId, credentialsOf, Desk } from "./Lifecycle.js"
 import { type Booked, type ExpectedBooking, ledgerProblems } from "./MoneyOracle.js"
 import { playRound, type RoundContext } from "./MoneyRound.js"

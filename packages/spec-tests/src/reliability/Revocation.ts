@@ -1,4 +1,5 @@
 import { type DatabaseReader, openDatabase, type Place } from "./DatabaseReader.js"
+import { withHost } from "./WithHost.js"
 import { atMost, type Figure, info, type Item, type Scale, zero } from "./Figures.js"
 import { runAdmin as admin } from "./AdminCommand.js"
 import { type Backend, hostEnv, type RunningHost } from "./HostProcess.js"
@@ -260,8 +261,6 @@ export const revocationItem: Item = {
   id: "revocation",
   title: "10. Revocation reaches open sessions",
   run: async ({ scale, log }) => {
-    // Loaded here, not at the top: Items.ts registers this item, and a cycle would see it undefined.
-    const { withHost } = await import("./Items.js")
     const t: Tally = {
       replayRounds: 0,
       deactivationRounds: 0,
