@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import type { AuthService } from "../auth/AuthService.js"
-import type { Session } from "./Session.js"
+import type { Session } from "./SessionEnvironment.js"
 
 /** How often open sessions are checked against the database by default. */
 export const DEFAULT_REVOCATION_CHECK_MS = 1_000

@@ -12,7 +12,7 @@ import { LoginThrottled } from "../auth/LoginThrottle.js"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import { type ChannelSubscription, ChannelsParams, parseChannel } from "./Channels.js"
 import { authenticationRequired, type RpcError, rateLimitExceeded, rpcErrorOf } from "./JsonRpc.js"
-import type { SessionEnvironment } from "./Session.js"
+import type { SessionEnvironment } from "./SessionEnvironment.js"
 
 /** What the methods may see and change of their session. */
 export interface MethodContext {
