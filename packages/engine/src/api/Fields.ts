@@ -143,12 +143,13 @@ export const RatioField = toDecimal(
   )
 ).annotations({ description: "Ratio of the leg: greater than 0, at most 2 decimal places." })
 
-/** A settlement split share: 0 < percentage ≤ 100. */
+/**
+ * A settlement split share: 0 < percentage ≤ 100. The range is checked by the account list
+ * (`SettlementAccountsInput`) with the other split rules, so that every violation is reported: a
+ * field check here would stop the list's rules from running.
+ */
 export const PercentageField = toDecimal(
-  jsonNumber.pipe(
-    Schema.greaterThan(0, { message: () => "must be greater than 0" }),
-    Schema.lessThanOrEqualTo(100, { message: () => "must be at most 100" })
-  )
+  jsonNumber.annotations({ jsonSchema: { exclusiveMinimum: 0, maximum: 100 } })
 ).annotations({ description: "Share of the trade for this account, in percent (0 < p ≤ 100)." })
 
 /**

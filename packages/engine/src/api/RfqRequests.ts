@@ -57,23 +57,36 @@ export const SettlementAccountInput = object({
 }).annotations(named("SettlementAccountInput", "An account that settles a share of the trade."))
 export type SettlementAccountInput = typeof SettlementAccountInput.Type
 
+const zero = BigDecimal.unsafeFromString("0")
 const hundred = BigDecimal.unsafeFromString("100")
 
-/** The spec's split rules 1–3: no duplicate credentials, each > 0 (field), total exactly 100. */
+/**
+ * The spec's split rules 1–3 on one option's accounts: each percentage in (0, 100], no duplicate
+ * credentials, total exactly 100. Every violation is an issue, not only the first.
+ */
+export const settlementAccountsIssues = (
+  accounts: ReadonlyArray<SettlementAccountInput>
+): ReadonlyArray<FilterIssue> => {
+  const issues: Array<FilterIssue> = []
+  accounts.forEach((a, i) => {
+    if (!BigDecimal.greaterThan(a.percentage, zero))
+      issues.push({ path: [i, "percentage"], message: "must be greater than 0" })
+    else if (BigDecimal.greaterThan(a.percentage, hundred))
+      issues.push({ path: [i, "percentage"], message: "must be at most 100" })
+  })
+  issues.push(...duplicateIssues(accounts, (a) => String(a.credentialsId), "credentialsId"))
+  const total = BigDecimal.sumAll(accounts.map((a) => a.percentage))
+  if (!BigDecimal.equals(total, hundred))
+    issues.push({ path: [], message: `percentages must total exactly 100, got ${BigDecimal.format(total)}` })
+  return issues
+}
+
+/** One option's accounts: 1 to 20, split rules 1–3 (`settlementAccountsIssues`). */
 export const SettlementAccountsInput = arrayOf(SettlementAccountInput, {
   min: 1,
   max: rfqRequestLimits.accountsPerOption
 })
-  .pipe(
-    Schema.filter((accounts): ReadonlyArray<FilterIssue> | true => {
-      const duplicates = duplicateIssues(accounts, (a) => String(a.credentialsId), "credentialsId")
-      if (duplicates.length > 0) return duplicates
-      const total = BigDecimal.sumAll(accounts.map((a) => a.percentage))
-      return BigDecimal.equals(total, hundred)
-        ? true
-        : [{ path: [], message: `percentages must total exactly 100, got ${BigDecimal.format(total)}` }]
-    })
-  )
+  .pipe(Schema.filter(settlementAccountsIssues))
   .annotations({ description: "Accounts of one settlement option; percentages total exactly 100." })
 
 const MakerIds = arrayOf(MakerIdField, { min: 1, max: rfqRequestLimits.makersPerOption }).pipe(

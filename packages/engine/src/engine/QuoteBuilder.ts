@@ -162,9 +162,11 @@ export const buildQuoteCandidate = (
     }
     let hedge: QuoteRecord["hedge"]
     let hedgeMarket: LegMarket | undefined
-    if (rfq.hedge !== undefined) {
-      const sentPrice = req.hedge?.price ?? BigDecimal.unsafeFromString(rfq.hedge.price)
-      const name = req.hedge?.instrumentName ?? rfq.hedge.instrumentName
+    // A hedged RFQ needs the maker's hedge price: none sent leaves the quote without a hedge, which
+    // the actor's rules refuse ("hedge: is missing"); the taker's price is never taken as the maker's.
+    if (rfq.hedge !== undefined && req.hedge !== undefined) {
+      const sentPrice = req.hedge.price
+      const name = req.hedge.instrumentName
       const instrument = yield* venueInstrumentOf(
         option,
         rfq.hedge.instrumentName,
@@ -178,7 +180,7 @@ export const buildQuoteCandidate = (
         price: decString(sentPrice),
         amount: quotedHedgeAmount(rfq, option, amount, legMarkets, hedgeMarket)
       }
-    } else if (req.hedge !== undefined) {
+    } else if (rfq.hedge === undefined && req.hedge !== undefined) {
       hedge = {
         instrumentName: req.hedge.instrumentName,
         instrumentId: 0,

@@ -9,7 +9,7 @@ import type { World } from "../World.js"
 /**
  * Statements of docs/*.md checked where the rest of the suite does not: each scenario quotes the
  * statement it checks, on REST and, where the statement covers it, on JSON-RPC. Found by the audit
- * of issue 12 ("go looking for the next class"); the ones that failed then say so.
+ * of issue 12 ("go looking for the next class"); the ones that failed then and still fail say so.
  */
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -58,7 +58,7 @@ export const docStatements = group("statements of docs/", [
   ),
 
   scenario(
-    "api.md, quotes: a hedged RFQ needs the quote's hedge {instrumentName, price}, on REST and JSON-RPC (failed in the audit)",
+    "api.md, quotes: a hedged RFQ needs the quote's hedge {instrumentName, price}, on REST and JSON-RPC",
     async (w) => {
       const body = await hedgedBody(w)
       const rfqId = await createRfq(w, "taker", body)
@@ -95,7 +95,7 @@ export const docStatements = group("statements of docs/", [
   ),
 
   scenario(
-    "algorithms.md, settlement accounts: every violation of rules 1–3 is reported, one reason each, not only the first (failed in the audit)",
+    "algorithms.md, settlement accounts: every violation of rules 1–3 is reported, one reason each, not only the first",
     async (w) => {
       const main = w.credentialsId("taker", "dbt-main")
       const response = await w.api.post("/v1/rfq/0", {
@@ -129,7 +129,7 @@ export const docStatements = group("statements of docs/", [
   ),
 
   scenario(
-    "auth.md, tokens: only the token as issued verifies; the same signature spelled differently is refused (failed in the audit)",
+    "auth.md, tokens: only the token as issued verifies; the same signature spelled differently is refused",
     async (w) => {
       const token = w.token("taker")
       expectOk(await w.api.get("/v1/exchange/maker", { token }), "MakerList")
