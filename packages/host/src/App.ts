@@ -136,8 +136,9 @@ export const appRoutes = (input: HostInput) =>
   })
 
 /**
- * Rate limits around every request, 404s included: per user id when the bearer token verifies,
- * per peer address otherwise (the token endpoints included). The headers go on every response.
+ * Rate limits around every request, 404s, 413s and the 503 of a server shutting down included: per
+ * user id when the bearer token verifies, per peer address otherwise (the token endpoints
+ * included). The headers go on every response.
  */
 /** Metrics outside, rate limits inside: a 429 is counted and timed like any answer. */
 export const appAround = (input: HostInput) =>

@@ -83,14 +83,16 @@ export const isDatabaseUnreachable = (cause: Cause.Cause<unknown>): boolean => {
 }
 
 /**
- * The routed handling of one request, with every failure turned into the standard error body.
+ * The routed handling of one request, with every failure turned into the standard error body;
+ * `early` is an answer decided before routing, which replaces the route's handling.
  * This runs for every request, so it is kept to a handful of Effect operations: the request id
  * and its log annotations are set on the fiber when it is forked (see `makeRequestHandler`),
  * not with `annotateLogs` here.
  */
 const dispatch = <R>(
   options: RequestHandlerOptions<R>,
-  request: RouteRequest
+  request: RouteRequest,
+  early: ApiError | undefined
 ): Effect.Effect<RouteResponse, never, R> => {
   const match = options.router.match(request.method, request.path)
   let routed: Effect.Effect<RouteResponse, ApiError, R>
@@ -111,6 +113,8 @@ const dispatch = <R>(
     case "NotFound":
       routed = Effect.fail(apiError("notFound"))
   }
+  // An answer decided before routing (413, shutting down) still goes through `around`: counted, with its headers.
+  if (early !== undefined) routed = Effect.fail(early)
   // One database budget for the whole request (see the engine's `withRequestBudget`).
   return Effect.catchAllCause(
     withRequestBudget(
@@ -231,18 +235,49 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
       const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
       requestId = requestIdOf(headers)
 
+      /** Runs the request as one fiber; `early` answers it without its route (see `dispatch`). */
+      const run = (body: Uint8Array, early?: ApiError, closeConnection = false): void => {
+        const request: RouteRequest = { method, path, query, headers, params: {}, body, remoteAddress }
+        // The request's log annotations are the fiber's from its start: cheaper than annotateLogs.
+        const annotations = HashMap.make(
+          ["requestId", requestId as unknown],
+          ["method", method],
+          ["path", path]
+        )
+        fiber = runFork(
+          Effect.suspend(() => dispatch(options, request, early)),
+          {
+            updateRefs: (refs, fiberId) =>
+              FiberRefs.updateAs(refs, {
+                fiberId,
+                fiberRef: FiberRef.currentLogAnnotations,
+                value: annotations
+              })
+          }
+        )
+        options.inFlight.track(fiber)
+        fiber.addObserver((exit) => {
+          try {
+            if (Exit.isSuccess(exit)) write(exit.value, closeConnection)
+            // Interrupted with the client still there: the server is shutting down.
+            else write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
+          } finally {
+            settle()
+          }
+        })
+      }
+      const tooLarge = () => apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)
+
       if (options.isDraining()) {
-        write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
-        settle()
+        run(new Uint8Array(0), apiError("serviceUnavailable", "the server is shutting down"), true)
         return
       }
-      // Past the cap the answer goes out at once and nothing more is buffered. The connection is
+      // Past the cap the answer is decided at once and nothing more is buffered. The connection is
       // not closed: closing it while the client is still sending makes the client's next write
       // fail (EPIPE/RST) before it reads the 413, so uWS reads and drops the rest of the body.
       const declared = headers["content-length"]
       if (declared !== undefined && Number(declared) > maxBodyBytes) {
-        write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)))
-        settle()
+        run(new Uint8Array(0), tooLarge())
         return
       }
 
@@ -250,53 +285,15 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
       let received = 0
       res.onData((chunk, isLast) => {
         try {
-          if (aborted || responded) return
+          // Once a fiber runs, later chunks (of a body past the cap) are dropped.
+          if (aborted || responded || fiber !== undefined) return
           received += chunk.byteLength
-          if (received > maxBodyBytes) {
-            // Later chunks of this body arrive here and are dropped by the check above.
-            write(errorResponse(apiError("payloadTooLarge", `the limit is ${maxBodyBytes} bytes`)))
-            settle()
-            return
+          if (received > maxBodyBytes) run(new Uint8Array(0), tooLarge())
+          else {
+            // uWS reuses the chunk's memory after this callback returns: copy it.
+            chunks.push(new Uint8Array(chunk.slice(0)))
+            if (isLast) run(chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)))
           }
-          // uWS reuses the chunk's memory after this callback returns: copy it.
-          chunks.push(new Uint8Array(chunk.slice(0)))
-          if (!isLast) return
-          const request: RouteRequest = {
-            method,
-            path,
-            query,
-            headers,
-            params: {},
-            body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)),
-            remoteAddress
-          }
-          // The request's log annotations are the fiber's from its start: cheaper than annotateLogs.
-          const annotations = HashMap.make(
-            ["requestId", requestId as unknown],
-            ["method", method],
-            ["path", path]
-          )
-          fiber = runFork(
-            Effect.suspend(() => dispatch(options, request)),
-            {
-              updateRefs: (refs, fiberId) =>
-                FiberRefs.updateAs(refs, {
-                  fiberId,
-                  fiberRef: FiberRef.currentLogAnnotations,
-                  value: annotations
-                })
-            }
-          )
-          options.inFlight.track(fiber)
-          fiber.addObserver((exit) => {
-            try {
-              if (Exit.isSuccess(exit)) write(exit.value)
-              // Interrupted with the client still there: the server is shutting down.
-              else write(errorResponse(apiError("serviceUnavailable", "the server is shutting down")), true)
-            } finally {
-              settle()
-            }
-          })
         } catch (error) {
           failSafely(error)
         }

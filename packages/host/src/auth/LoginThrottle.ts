@@ -38,9 +38,14 @@ export class LoginThrottled extends Data.TaggedError("LoginThrottled")<{
   readonly windowMs: number
 }> {}
 
-/** A reservation taken by `attempt`; `settle(true)` gives it back (the secret matched). */
+/**
+ * A reservation taken by `attempt`: `settle(true)` gives it back (the secret matched) and
+ * `settle(false)` keeps it counted; `release()` gives it back when the check ended without a
+ * verdict (the account could not be read), so a database outage counts no failures.
+ */
 export interface LoginAttempt {
   readonly settle: (matched: boolean) => void
+  readonly release: () => void
 }
 
 /** The eight groups of an IPv6 address as numbers, or undefined when it is not one. */
@@ -129,12 +134,16 @@ export class LoginThrottle {
       }
       taken.push([limiter, key])
     }
+    const giveBack = () => {
+      for (const [limiter, key] of taken) limiter.refund(key, now)
+    }
     return {
       settle: (matched) => {
         if (!matched) return
-        for (const [limiter, key] of taken) limiter.refund(key, now)
+        giveBack()
         if (pair !== undefined) this.trusted.set(pair, true, now + this.trustedMillis)
-      }
+      },
+      release: giveBack
     }
   }
 }

@@ -1,5 +1,5 @@
 import { apiError } from "@rfq/engine"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Exit, Option } from "effect"
 import type { AccountStanding } from "./AccountStanding.js"
 import type { AuthStoreService, ClientAccount } from "./AuthStore.js"
 import { type LoginThrottle, LoginThrottled } from "./LoginThrottle.js"
@@ -52,20 +52,32 @@ export const makeGrants = ({
 }: GrantDependencies) => {
   /**
    * The client's account if `clientSecret` is its secret; same cost and answer for both failures.
-   * The attempt is reserved with the throttle before anything is read, and given back on a match.
+   * The attempt is reserved with the throttle before anything is read, and given back on a match,
+   * or when the check fails without a verdict (the account could not be read: the database is
+   * down). An interrupted check (the client went away) stays counted: its scrypt may still run.
    */
   const authenticateClient = (clientId: string, clientSecret: string, remoteAddress: string | undefined) =>
     Effect.gen(function* () {
       const attempt = throttle.attempt(clientId, remoteAddress, yield* Clock.currentTimeMillis)
       if (attempt instanceof LoginThrottled) return yield* Effect.fail(attempt)
-      const account = yield* store.clientAccount(clientId)
-      const hash = Option.match(account, { onNone: () => dummyHash, onSome: (a) => a.secretHash })
-      const matches = yield* verifySecret(clientSecret, hash)
-      const ok = Option.isSome(account) && matches
-      onSecretVerified?.(ok)
-      attempt.settle(ok)
-      if (!ok) return yield* Effect.fail(apiError("invalidClientId"))
-      return account.value
+      let verdict = false
+      return yield* Effect.gen(function* () {
+        const account = yield* store.clientAccount(clientId)
+        const hash = Option.match(account, { onNone: () => dummyHash, onSome: (a) => a.secretHash })
+        const matches = yield* verifySecret(clientSecret, hash)
+        const ok = Option.isSome(account) && matches
+        verdict = true
+        onSecretVerified?.(ok)
+        attempt.settle(ok)
+        if (!ok) return yield* Effect.fail(apiError("invalidClientId"))
+        return account.value
+      }).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            if (!verdict && Exit.isFailure(exit) && !Exit.isInterrupted(exit)) attempt.release()
+          })
+        )
+      )
     })
 
   const requireActive = (account: ClientAccount) =>

@@ -42,7 +42,7 @@ const hedgedBody = async (w: World): Promise<RfqBody> => {
 
 export const docStatements = group("statements of docs/", [
   scenario(
-    "api.md, rate limits: X-RateLimit-* headers are on every response, 413 included (failed in the audit)",
+    "api.md, rate limits: X-RateLimit-* headers are on every response, 413 included",
     async (w) => {
       const tooLarge = new Uint8Array(1024 * 1024 + 1).fill(32)
       for (const response of [
