@@ -29,14 +29,6 @@ import {
 } from "./SessionEnvironment.js"
 import type { Subscriber } from "./SubscriptionHub.js"
 
-export {
-  CloseCode,
-  revokedReason,
-  type Session,
-  type SessionEnvironment,
-  type SessionTransport
-} from "./SessionEnvironment.js"
-
 /** Methods that need no authentication and are not rate limited. */
 const OPEN_METHODS = new Set(["auth", "heartbeat"])
 /** Rate-limit exemptions of the spec besides the open methods. */

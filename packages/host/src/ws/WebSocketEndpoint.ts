@@ -12,7 +12,8 @@ import { MAX_BODY_BYTES } from "../RequestHandler.js"
 import { CancelOnDisconnect } from "./CancelOnDisconnect.js"
 import { DEFAULT_MAX_BATCH } from "./JsonRpc.js"
 import { DEFAULT_REVOCATION_CHECK_MS, watchRevocations } from "./RevocationWatch.js"
-import { CloseCode, makeSession, type Session, type SessionEnvironment } from "./Session.js"
+import { makeSession } from "./Session.js"
+import { CloseCode, type Session, type SessionEnvironment } from "./SessionEnvironment.js"
 import { SubscriptionHub } from "./SubscriptionHub.js"
 
 export interface WebSocketEndpointOptions {

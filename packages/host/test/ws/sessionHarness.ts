@@ -7,7 +7,8 @@ import type { Operation } from "../../src/Operations.js"
 import { RateLimiter } from "../../src/RateLimiter.js"
 import { CancelOnDisconnect } from "../../src/ws/CancelOnDisconnect.js"
 import type { EventRenderer } from "../../src/ws/Channels.js"
-import { makeSession, type Session, type SessionEnvironment } from "../../src/ws/Session.js"
+import { makeSession } from "../../src/ws/Session.js"
+import type { Session, SessionEnvironment } from "../../src/ws/SessionEnvironment.js"
 import { SubscriptionHub } from "../../src/ws/SubscriptionHub.js"
 
 /**
