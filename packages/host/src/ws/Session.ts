@@ -211,7 +211,15 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
                   )
           ),
           // No stack capture per call: spans here are for timing, and the capture dominated the cost.
-          Effect.withSpan(`RPC ${entry.method}`, { captureStackTrace: false })
+          // An unknown method gets one span name, so a client cannot mint span names at will.
+          Effect.withSpan(
+            methods.has(entry.method) || entry.method === "heartbeat"
+              ? `RPC ${entry.method}`
+              : "RPC (unknown method)",
+            {
+              captureStackTrace: false
+            }
+          )
         )
         if (entry.id === undefined) return undefined
         return outcome._tag === "Right"

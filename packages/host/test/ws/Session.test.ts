@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger, LogLevel, Option, TestClock } from "effect"
+import { Effect, Logger, LogLevel, Option, TestClock, Tracer } from "effect"
 import { authenticated, callers, makeShared, rfqEvent, startSession } from "./sessionHarness.js"
 
 const INVALID_REQUEST = -32600
@@ -79,6 +79,30 @@ describe("JSON-RPC framing", () => {
         method: "v1/nope",
         error: { code: -32601, message: "Method not found", data: { reason: ['unknown method "v1/nope"'] } }
       })
+    })
+  )
+
+  it.effect("a call's span is named after its method only when the method exists", () =>
+    Tracer.tracerWith((base) => {
+      const names: Array<string> = []
+      const recording = Tracer.make({
+        span: (name, ...rest) => {
+          names.push(name)
+          return base.span(name, ...rest)
+        },
+        context: (f, fiber) => base.context(f, fiber)
+      })
+      return Effect.gen(function* () {
+        const s = yield* authenticated(makeShared(), "token-taker")
+        for (const method of ["v1/nope-1", "v1/nope-2", "heartbeat"]) yield* s.call(method)
+        const rpcSpans = names.filter((n) => n.startsWith("RPC "))
+        assert.deepStrictEqual(rpcSpans, [
+          "RPC auth",
+          "RPC (unknown method)",
+          "RPC (unknown method)",
+          "RPC heartbeat"
+        ])
+      }).pipe(Effect.withTracer(recording))
     })
   )
 
