@@ -1,7 +1,7 @@
 import { Effect, Either, Option, ParseResult, type Schema, SchemaAST } from "effect"
 import { type ApiError, apiError, type ErrorKey } from "../domain/Errors.js"
 import { type ErrorKeyAnnotation, ErrorKeyId, mustBeOneOf, showValue } from "./Messages.js"
-import { findRefusedText, refusedTextError } from "./StorableText.js"
+import { findRefusedText } from "./StorableText.js"
 
 /**
  * Turns a client's JSON (body, query or path values, JSON-RPC params) into a typed request, or
@@ -205,7 +205,7 @@ export const requestProblems = (issue: ParseResult.ParseIssue): Array<RequestPro
   })
 }
 
-const reasonText = (p: RequestProblem): string =>
+const reasonText = (p: Pick<RequestProblem, "path" | "message">): string =>
   p.path.length === 0 ? p.message : `${formatIssuePath(p.path)}: ${p.message}`
 
 /**
@@ -248,6 +248,6 @@ export const decodeRequestEither = <A, I>(
       const refused = findRefusedText(decoded)
       return refused === undefined
         ? Either.right(decoded)
-        : Either.left(refusedTextError(refused, formatIssuePath))
+        : Either.left(apiError("invalidRequest", [reasonText(refused)]))
     }
   )

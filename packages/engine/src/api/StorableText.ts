@@ -1,5 +1,3 @@
-import { apiError, type ApiError } from "../domain/Errors.js"
-
 /**
  * Which client text the service accepts. PostgreSQL's `text` and `jsonb` cannot hold U+0000, and a
  * lone UTF-16 surrogate (JSON `"\ud800"`) has no UTF-8 form: the drivers either fail the statement
@@ -41,10 +39,40 @@ export interface TextProblem {
   readonly message: string
 }
 
-const isPlainContainer = (value: object): boolean => {
-  if (Array.isArray(value)) return true
+/**
+ * The walk behind `findRefusedText`. It runs on every decoded request, so the path is built only
+ * when something is refused: segments are pushed innermost first as the search unwinds.
+ */
+const search = (
+  value: unknown
+): { readonly path: Array<PropertyKey>; readonly message: string } | undefined => {
+  if (typeof value === "string") {
+    const message = textIssue(value)
+    return message === undefined ? undefined : { path: [], message }
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = search(value[i])
+      if (found !== undefined) {
+        found.path.push(i)
+        return found
+      }
+    }
+    return undefined
+  }
   const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
+  if (proto !== Object.prototype && proto !== null) return undefined
+  for (const key of Object.keys(value)) {
+    const keyMessage = textIssue(key)
+    if (keyMessage !== undefined) return { path: [key], message: `key ${keyMessage}` }
+    const found = search((value as Record<string, unknown>)[key])
+    if (found !== undefined) {
+      found.path.push(key)
+      return found
+    }
+  }
+  return undefined
 }
 
 /**
@@ -52,36 +80,7 @@ const isPlainContainer = (value: object): boolean => {
  * searched, other objects (decimals) hold no client text. The schemas' text fields refuse such text
  * with a better message first; this is the net under every field, so none can be forgotten.
  */
-export const findRefusedText = (
-  value: unknown,
-  path: ReadonlyArray<PropertyKey> = []
-): TextProblem | undefined => {
-  if (typeof value === "string") {
-    const message = textIssue(value)
-    return message === undefined ? undefined : { path, message }
-  }
-  if (typeof value !== "object" || value === null || !isPlainContainer(value)) return undefined
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findRefusedText(value[i], [...path, i])
-      if (found !== undefined) return found
-    }
-    return undefined
-  }
-  for (const key of Object.keys(value)) {
-    const keyMessage = textIssue(key)
-    if (keyMessage !== undefined) return { path: [...path, key], message: `key ${keyMessage}` }
-    const found = findRefusedText((value as Record<string, unknown>)[key], [...path, key])
-    if (found !== undefined) return found
-  }
-  return undefined
+export const findRefusedText = (value: unknown): TextProblem | undefined => {
+  const found = search(value)
+  return found === undefined ? undefined : { path: found.path.reverse(), message: found.message }
 }
-
-/** The 400 for refused text, its reason prefixed with the field's path (`format`). */
-export const refusedTextError = (
-  problem: TextProblem,
-  format: (path: ReadonlyArray<PropertyKey>) => string
-): ApiError =>
-  apiError("invalidRequest", [
-    problem.path.length === 0 ? problem.message : `${format(problem.path)}: ${problem.message}`
-  ])

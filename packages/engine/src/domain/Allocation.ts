@@ -1,5 +1,5 @@
 import { BigDecimal, Either } from "effect"
-import { commonScale, fromUnits, isMultipleOf, toScaledInteger } from "./Decimal.js"
+import { commonScale, fromUnits, isMultipleOf, sumDecimals, toScaledInteger } from "./Decimal.js"
 import { type ApiError, apiError } from "./Errors.js"
 import type { SettlementOption } from "./Primitives.js"
 import { allocateSplit, type SplitAccount, splitAmountStep, type VenueLegAmounts } from "./Split.js"
@@ -142,9 +142,9 @@ export const allocationViolations = (
       const v = violationOf(amount, leg.rules)
       return v === undefined ? [] : [{ ...base, leg: l, instrumentName: leg.instrumentName, amount, ...v }]
     })
-    const hedge =
-      shape.hedge === undefined || a.hedge === undefined ? undefined : violationOf(a.hedge, shape.hedge.rules)
-    return hedge === undefined || shape.hedge === undefined || a.hedge === undefined
+    if (shape.hedge === undefined || a.hedge === undefined) return legs
+    const hedge = violationOf(a.hedge, shape.hedge.rules)
+    return hedge === undefined
       ? legs
       : [
           ...legs,
@@ -182,13 +182,12 @@ export interface OptionAllocation {
   readonly split?: boolean | undefined
 }
 
+const hundred = BigDecimal.fromBigInt(100n)
+
 const isAllocatable = (accounts: ReadonlyArray<SplitAccount>): boolean =>
   accounts.length > 0 &&
   accounts.every((a) => BigDecimal.isPositive(a.percentage)) &&
-  BigDecimal.equals(
-    accounts.reduce((sum, a) => BigDecimal.sum(sum, a.percentage), BigDecimal.fromBigInt(0n)),
-    BigDecimal.fromBigInt(100n)
-  )
+  BigDecimal.equals(sumDecimals(accounts.map((a) => a.percentage)), hundred)
 
 /**
  * Split rule 4 at creation, hedge included: every account's share of every leg and of the hedge,
