@@ -18,8 +18,17 @@ interface Entry {
   readonly readAt: number
 }
 
-export const statusKeyText = (key: StatusKey): string =>
-  `${key.userId}\u0000${key.clientId ?? ""}\u0000${key.family ?? ""}`
+/** Key texts by key object: a session's caller is asked about on every call and every event. */
+const keyTexts = new WeakMap<StatusKey, string>()
+
+export const statusKeyText = (key: StatusKey): string => {
+  let text = keyTexts.get(key)
+  if (text === undefined) {
+    text = `${key.userId}\u0000${key.clientId ?? ""}\u0000${key.family ?? ""}`
+    keyTexts.set(key, text)
+  }
+  return text
+}
 
 /** The refusal a status means: a revoked family before an inactive account (REST's order). */
 export const refusalOf = (status: AccountStatus): ApiError | undefined =>

@@ -132,28 +132,23 @@ export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never
       onSecretVerified: options.onSecretVerified
     })
 
-    const keyOf = (caller: AuthenticatedCaller) => ({
-      userId: caller.userId,
-      clientId: caller.clientId,
-      family: caller.family
-    })
-
+    // A caller is its own status key (userId, clientId, family), so its key text is made once.
     const checkStanding = (caller: AuthenticatedCaller) =>
       Effect.clockWith((clock) =>
-        Effect.flatMap(standing.status(keyOf(caller), clock.unsafeCurrentTimeMillis()), (status) => {
+        Effect.flatMap(standing.status(caller, clock.unsafeCurrentTimeMillis()), (status) => {
           const refusal = refusalOf(status)
           return refusal === undefined ? Effect.void : Effect.fail(refusal)
         })
       )
 
     const cachedStanding = (caller: AuthenticatedCaller, now: number) => {
-      const status = standing.cached(keyOf(caller), now)
+      const status = standing.cached(caller, now)
       return status === undefined ? "unknown" : refusalOf(status)
     }
 
     const recheckStanding = (callers: ReadonlyArray<AuthenticatedCaller>) =>
       Effect.clockWith((clock) =>
-        Effect.map(standing.recheck(callers.map(keyOf), clock.unsafeCurrentTimeMillis()), (statuses) =>
+        Effect.map(standing.recheck(callers, clock.unsafeCurrentTimeMillis()), (statuses) =>
           statuses.map(refusalOf)
         )
       ).pipe(Effect.withSpan("Auth.recheckStanding"))
@@ -172,7 +167,7 @@ export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never
     const knownCaller = (token: string, now: number) => {
       const verified = tokens.cachedAccess(token, now)
       if (verified === undefined) return undefined
-      const status = standing.cached(keyOf(verified.caller), now)
+      const status = standing.cached(verified.caller, now)
       return status?.active === true && !status.familyRevoked ? verified.caller : undefined
     }
 
