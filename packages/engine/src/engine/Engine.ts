@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { BigDecimal, Clock, Context, Effect, Either, Exit, Layer, Option, type Scope } from "effect"
+import { BigDecimal, Clock, Context, Effect, Either, Layer, Option, type Scope } from "effect"
 import { AccountStore } from "../accounts/AccountStore.js"
 import type { BulkBlockTradeRequest, CreateExchangeCredentialsRequest } from "../api/AccountRequests.js"
 import type { InstrumentsQuery, ListQuotesQuery, ListRfqsQuery } from "../api/Queries.js"
@@ -184,7 +184,7 @@ const makeEngine = (config: EngineConfig) =>
         yield* stepActor(actor, { type: "SETTLED", trade: settled, now: yield* now() })
       })
     for (const actor of [...actors.live.values()].filter((a) => a.value === "settling")) {
-      yield* actor.mailbox.withPermits(1)(reconcile(actor)).pipe(Effect.provide(context), Effect.orDie)
+      yield* actor.mailbox.withPermits(1)(finishSettlement(actor))
     }
 
     const visibleActor = <A>(
@@ -225,11 +225,7 @@ const makeEngine = (config: EngineConfig) =>
         // An insert that failed may still commit (a stalled database): its expiry is due either way.
         yield* store
           .insertRfq(record, bodyHash)
-          .pipe(
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) ? Effect.void : scheduler.schedule(record.id, record.expiresAt)
-            )
-          )
+          .pipe(Effect.onError(() => scheduler.schedule(record.id, record.expiresAt)))
         const actor = actors.register({ rfq: record, quotes: {} })
         yield* scheduler.schedule(record.id, record.expiresAt)
         yield* actors.publish([
@@ -252,8 +248,10 @@ const makeEngine = (config: EngineConfig) =>
         .pipe(Effect.ensuring(Effect.sync(() => --held.users === 0 && requestLocks.delete(key))))
     })
 
-    /** The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open. */
-    /** One in doubt is reloaded first (in its mailbox): a read never shows an unsettled write. */
+    /**
+     * The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open,
+     * and one in doubt is reloaded first (in its mailbox), so a read never shows an unsettled write.
+     */
     const readActor = (rfqId: number) =>
       Effect.flatMap(actors.actorOf(rfqId), (found) =>
         Option.isSome(found) && (found.value.value === "open" || found.value.doubt)
@@ -410,16 +408,14 @@ const makeEngine = (config: EngineConfig) =>
         if (reserved !== undefined) labels.set(reserved, q.id)
         // A write that failed frees the label; if it committed after all, the reload re-indexes it.
         const changed = yield* stepActor(actor, { type: "QUOTE.PUT", candidate: c }).pipe(
-          Effect.onExit((exit) =>
-            Exit.isSuccess(exit)
-              ? Effect.void
-              : Effect.sync(
-                  () =>
-                    reserved !== undefined &&
-                    labels.get(reserved) === q.id &&
-                    !activeQuotes.has(q.id) &&
-                    labels.delete(reserved)
-                )
+          Effect.onError(() =>
+            Effect.sync(
+              () =>
+                reserved !== undefined &&
+                labels.get(reserved) === q.id &&
+                !activeQuotes.has(q.id) &&
+                labels.delete(reserved)
+            )
           )
         )
         if (!changed) {

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Effect, Exit, FiberId, Option } from "effect"
+import { Clock, Deferred, Effect, FiberId, Option } from "effect"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { type EngineEvent, Events } from "../services/Events.js"
 import type { RfqState } from "./QuoteRules.js"
@@ -154,12 +154,10 @@ export const makeRfqActors = Effect.gen(function* () {
       const seq = actor.seq + 1
       const value = stateOf(next)
       yield* store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
-        Effect.onExit((exit) =>
-          Exit.isSuccess(exit)
-            ? Effect.void
-            : Effect.sync(() => {
-                actor.doubt = true
-              })
+        Effect.onError(() =>
+          Effect.sync(() => {
+            actor.doubt = true
+          })
         )
       )
       actor.snapshot = next

@@ -62,28 +62,36 @@ const rowsOf = (result: PgResult | Array<PgResult>): Rows =>
   Array.isArray(result) ? result.map((r) => r.rows ?? []) : (result.rows ?? [])
 
 /**
- * One statement through the guarded pool (or on a reserved client), as an Effect: the deadline is
- * the pool's timer, so it holds in uninterruptible regions; an interruption abandons the statement.
+ * A call into the guarded pool as an Effect, given what is left of the deadline: the deadline is
+ * the pool's timer, so it holds in uninterruptible regions; an interruption abandons the call. With
+ * the request's budget spent nothing is sent (so nothing is left in doubt).
  */
+const guardedCall = <A>(
+  defaultMs: number,
+  stage: "connect" | "statement",
+  start: (deadlineMs: number, callback: (error: SqlError | undefined, value?: A) => void) => () => void
+): Effect.Effect<A, SqlError> =>
+  Effect.flatMap(statementDeadlineMs(defaultMs), (deadlineMs) =>
+    deadlineMs <= 0
+      ? Effect.fail(deadlineError(0, stage))
+      : Effect.async<A, SqlError>((resume) =>
+          Effect.sync(
+            start(deadlineMs, (error, value) =>
+              resume(error === undefined ? Effect.succeed(value!) : Effect.fail(error))
+            )
+          )
+        )
+  )
+
+/** One statement through the guarded pool, or on a reserved client. */
 const runQuery = (
   guarded: GuardedPool,
   lease: Lease | undefined,
   defaultMs: number,
   query: PgQuery
 ): Effect.Effect<PgResult | Array<PgResult>, SqlError> =>
-  Effect.flatMap(statementDeadlineMs(defaultMs), (deadlineMs) =>
-    // The request's budget is spent: nothing is sent (so nothing is left in doubt).
-    deadlineMs <= 0
-      ? Effect.fail(deadlineError(0, "statement"))
-      : Effect.async<PgResult | Array<PgResult>, SqlError>((resume) => {
-          const done = (error: SqlError | undefined, result?: PgResult | Array<PgResult>) =>
-            resume(error === undefined ? Effect.succeed(result!) : Effect.fail(error))
-          const cancel =
-            lease === undefined
-              ? guarded.run(query, deadlineMs, done)
-              : guarded.runOn(lease, query, deadlineMs, done)
-          return Effect.sync(cancel)
-        })
+  guardedCall<PgResult | Array<PgResult>>(defaultMs, "statement", (deadlineMs, done) =>
+    lease === undefined ? guarded.run(query, deadlineMs, done) : guarded.runOn(lease, query, deadlineMs, done)
   )
 
 const makeConnection = (guarded: GuardedPool, defaultMs: number, lease?: Lease): Connection => {
@@ -108,16 +116,7 @@ const makeConnection = (guarded: GuardedPool, defaultMs: number, lease?: Lease):
 /** A reserved, fenced client for a transaction; released (or, if abandoned, already destroyed) with the scope. */
 const reserve = (guarded: GuardedPool, defaultMs: number): Effect.Effect<Connection, SqlError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.flatMap(statementDeadlineMs(defaultMs), (deadlineMs) =>
-      deadlineMs <= 0
-        ? Effect.fail(deadlineError(0, "connect"))
-        : Effect.async<Lease, SqlError>((resume) => {
-            const cancel = guarded.reserve(deadlineMs, (error, lease) =>
-              resume(error === undefined ? Effect.succeed(lease!) : Effect.fail(error))
-            )
-            return Effect.sync(cancel)
-          })
-    ),
+    guardedCall<Lease>(defaultMs, "connect", (deadlineMs, done) => guarded.reserve(deadlineMs, done)),
     (lease) => Effect.sync(() => lease.finish())
   ).pipe(Effect.map((lease) => makeConnection(guarded, defaultMs, lease)))
 
