@@ -41,21 +41,18 @@ const hedgedBody = async (w: World): Promise<RfqBody> => {
 }
 
 export const docStatements = group("statements of docs/", [
-  scenario(
-    "api.md, rate limits: X-RateLimit-* headers are on every response, 413 included",
-    async (w) => {
-      const tooLarge = new Uint8Array(1024 * 1024 + 1).fill(32)
-      for (const response of [
-        await w.api.post("/v1/rfq/cancel", { token: w.token("taker"), raw: tooLarge }),
-        await w.api.post("/v1/auth", { raw: tooLarge })
-      ]) {
-        expectError(response, { status: 413, message: "request body too large" })
-        for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) {
-          expect(response.headers.get(header) ?? "(absent)", header).toMatch(/^\d+$/)
-        }
+  scenario("api.md, rate limits: X-RateLimit-* headers are on every response, 413 included", async (w) => {
+    const tooLarge = new Uint8Array(1024 * 1024 + 1).fill(32)
+    for (const response of [
+      await w.api.post("/v1/rfq/cancel", { token: w.token("taker"), raw: tooLarge }),
+      await w.api.post("/v1/auth", { raw: tooLarge })
+    ]) {
+      expectError(response, { status: 413, message: "request body too large" })
+      for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) {
+        expect(response.headers.get(header) ?? "(absent)", header).toMatch(/^\d+$/)
       }
     }
-  ),
+  }),
 
   scenario(
     "api.md, quotes: a hedged RFQ needs the quote's hedge {instrumentName, price}, on REST and JSON-RPC",
