@@ -1,10 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import {
   type ApiError,
+  demoClientLogins,
   Engine,
   makeDatabaseLayer,
   makeEngineLayer,
-  type AccountRegistration,
   apiError,
   seedDemoData,
   SecretBoxLive
@@ -16,9 +15,9 @@ import { hashSecret } from "./auth/SecretHash.js"
 import type { HostInput } from "./Host.js"
 import { operations } from "./Operations.js"
 import { RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
-import type { AnyAround } from "./RequestHandler.js"
+import type { AnyAround } from "./RouteDispatch.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
-import { errorResponse } from "./RequestHandler.js"
+import { errorResponse } from "./ErrorTable.js"
 import { restRoutes } from "./RestRoutes.js"
 import { docsRoutes } from "./DocsPage.js"
 import type { HttpServer } from "./HttpServer.js"
@@ -35,25 +34,13 @@ const encryptionKeysOf = (input: HostInput) =>
     [...Redacted.value(input.secrets.encryptionKeys)].map(([version, key]) => [version, new Uint8Array(key)])
   )
 
-/** The demo taker's `dbt-flaky` account fails every execution on the simulated DBT, on every start. */
-const demoVenueAccounts = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ clientId: string }>`
-    SELECT c.client_id AS "clientId" FROM exchange_credentials c JOIN desks d ON d.id = c.desk_id
-    WHERE d.name = 'Demo Taker' AND c.alias = 'dbt-flaky' AND c.deleted_at IS NULL`
-  return rows.map(
-    (r): AccountRegistration => ({
-      venue: "DBT",
-      clientId: r.clientId,
-      behaviour: { failExecution: "the venue rejected the block trade (demo account dbt-flaky)" }
-    })
-  )
-})
-
-/** Seeds the demo data on an empty database when DEMO=1 and prints the demo clients. */
+/**
+ * Seeds the demo data on an empty database when DEMO=1 and prints the demo clients. Answers the
+ * demo venue accounts to register on every start (the taker's `dbt-flaky` fails every execution).
+ */
 const seedIfDemo = (input: HostInput) =>
   Effect.gen(function* () {
-    if (!input.config.demo) return
+    if (!input.config.demo) return []
     const result = yield* seedDemoData({ hashSecret }).pipe(
       Effect.provide(SecretBoxLive(encryptionKeysOf(input)))
     )
@@ -63,8 +50,9 @@ const seedIfDemo = (input: HostInput) =>
       )
     }
     process.stdout.write(
-      `demo clients (clientId / clientSecret): ${["demo-taker", "demo-viewer", "demo-maker-1", "demo-maker-2", "demo-maker-3"].map((c) => `${c} / ${c}-secret`).join(", ")}\n`
+      `demo clients (clientId / clientSecret): ${demoClientLogins.map((c) => `${c.clientId} / ${c.clientSecret}`).join(", ")}\n`
     )
+    return result.venueAccounts
   })
 
 /**
@@ -89,8 +77,7 @@ export const appLayer = (input: HostInput) => {
   )
   const engine = Layer.unwrapEffect(
     Effect.gen(function* () {
-      yield* seedIfDemo(input)
-      const venueAccounts = input.config.demo ? yield* demoVenueAccounts : []
+      const venueAccounts = yield* seedIfDemo(input)
       return makeEngineLayer({
         rfqTtlMs: input.config.rfqTtlSeconds * 1000,
         encryptionKeys: encryptionKeysOf(input),
@@ -128,7 +115,7 @@ export const appRoutes = (input: HostInput) =>
     const document = makeOpenApiDocument(operations, { version })
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, { authenticate: auth.authenticate, authorize: auth.requireRole }),
+      ...restRoutes(operations, engine, auth),
       route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
       metrics.route(),
       ...docsRoutes()

@@ -1,6 +1,6 @@
 import { apiError } from "@rfq/engine"
 import { Duration, Effect } from "effect"
-import { errorResponse } from "./RequestHandler.js"
+import { errorResponse } from "./ErrorTable.js"
 import { type Route, route } from "./Router.js"
 
 /**

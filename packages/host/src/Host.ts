@@ -4,7 +4,7 @@ import { type HostConfig, InvalidConfiguration, loadHostConfig } from "./Config.
 import { acquireDataDirLock, DataDirLocked, DataDirLockFailed } from "./DataDirLock.js"
 import { healthRoutes } from "./HealthRoutes.js"
 import { type HttpServer, ListenFailed, serve } from "./HttpServer.js"
-import type { Around } from "./RequestHandler.js"
+import type { Around } from "./RouteDispatch.js"
 import type { Route } from "./Router.js"
 import { resolveSecrets, type Secrets } from "./Secrets.js"
 

@@ -1,7 +1,7 @@
-import { Data, Duration, Effect, type Scope } from "effect"
+import { Data, Duration, Effect, FiberId, FiberSet, Scope } from "effect"
 import uWS from "uWebSockets.js"
-import { InFlight } from "./InFlight.js"
-import { type Around, makeRequestHandler } from "./RequestHandler.js"
+import { makeRequestHandler } from "./RequestHandler.js"
+import type { Around } from "./RouteDispatch.js"
 import { makeRouter, type Route } from "./Router.js"
 
 export interface HttpServerOptions<R> {
@@ -22,7 +22,8 @@ export interface HttpServer {
   readonly url: string
   /** The uWS app, for what the route table does not cover (the WebSocket endpoint). */
   readonly app: uWS.TemplatedApp
-  readonly inFlight: InFlight
+  /** Requests in flight: from their first byte until answered or their client is gone. */
+  readonly inFlight: { readonly size: number }
 }
 
 export class ListenFailed extends Data.TaggedError("ListenFailed")<{ readonly message: string }> {}
@@ -37,14 +38,21 @@ export const serve = <R>(
   options: HttpServerOptions<R>
 ): Effect.Effect<HttpServer, ListenFailed, R | Scope.Scope> =>
   Effect.gen(function* () {
-    const runtime = yield* Effect.runtime<R>()
     const router = makeRouter(options.routes)
-    const inFlight = new InFlight()
+    // One fiber per request, tracked until it ends. The set is not tied to this scope: its
+    // finalizer would wait, without a bound, for a request that does not stop when interrupted;
+    // the drain below interrupts what is left itself and waits for it 2 s at most.
+    const requests = yield* FiberSet.make<unknown, never>().pipe(Scope.extend(yield* Scope.make()))
+    const runFork = yield* FiberSet.runtime(requests)<R>()
+    const inFlight = {
+      get size() {
+        return Effect.runSync(FiberSet.size(requests))
+      }
+    }
     let draining = false
     const handler = makeRequestHandler({
       router,
-      runtime,
-      inFlight,
+      runFork,
       isDraining: () => draining,
       ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       ...(options.around === undefined ? {} : { around: options.around })
@@ -69,10 +77,10 @@ export const serve = <R>(
         Effect.gen(function* () {
           draining = true
           uWS.us_listen_socket_close(socket)
-          const pending = inFlight.size
+          const pending = yield* FiberSet.size(requests)
           if (pending > 0)
             yield* Effect.logInfo("draining requests in flight").pipe(Effect.annotateLogs({ pending }))
-          const drained = yield* inFlight.whenIdle.pipe(
+          const drained = yield* FiberSet.awaitEmpty(requests).pipe(
             Effect.timeoutTo({
               duration: options.drainTimeout ?? Duration.seconds(10),
               onSuccess: () => true,
@@ -81,10 +89,10 @@ export const serve = <R>(
           )
           if (!drained) {
             yield* Effect.logWarning("drain deadline passed; interrupting requests").pipe(
-              Effect.annotateLogs({ pending: inFlight.size })
+              Effect.annotateLogs({ pending: yield* FiberSet.size(requests) })
             )
-            inFlight.interruptAll()
-            yield* inFlight.whenIdle.pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore)
+            for (const request of requests) request.unsafeInterruptAsFork(FiberId.none)
+            yield* FiberSet.awaitEmpty(requests).pipe(Effect.timeout(Duration.seconds(2)), Effect.ignore)
           }
         })
     )

@@ -1,7 +1,7 @@
 import { Cause, Effect, Exit, Option } from "effect"
 import client from "prom-client"
 import type { ApiError } from "@rfq/engine"
-import type { AnyAround } from "./RequestHandler.js"
+import type { AnyAround } from "./RouteDispatch.js"
 import { type Route, type RouteRequest, type RouteResponse, makeRouter, route } from "./Router.js"
 
 /**

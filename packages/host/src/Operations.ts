@@ -20,6 +20,7 @@ import {
   TakerQuotesResponse,
   TradeResponse,
   UpdateQuoteResponse,
+  type Access,
   type ApiError,
   BulkBlockTradeRequest,
   CancelAllQuotesRequest,
@@ -49,12 +50,9 @@ import type { HttpMethod } from "./Router.js"
  * The one table of operations that REST and JSON-RPC both serve, so the two cannot drift: the
  * JSON-RPC method name, the REST method and path, the schema that decodes the input (path
  * parameters merged with the query string or the body over REST, `params` over JSON-RPC), who may
- * call it, and the engine call.
- *
- * Access: `read` any authenticated caller; `write` needs the `trader` role (a viewer gets 403);
- * `account` endpoints need `trader` even to read (spec: "Account endpoints need the trader role").
+ * call it (the engine's `Access`, checked with its `requireRole` before decoding: `CallPipeline.ts`),
+ * and the engine call.
  */
-export type Access = "read" | "write" | "account"
 
 export interface Operation {
   readonly rpc: string

@@ -2,6 +2,9 @@
  * Fixed-window rate limits: `limit` requests per key per window (a minute by default). Keys are
  * `user:<id>` for authenticated callers and `ip:<address>` before authentication. The address is
  * the socket's peer: `X-Forwarded-For` is ignored, so a spoofed header buys no extra budget.
+ *
+ * Ours, not Effect's `RateLimiter`: that one delays callers (it is a token bucket that waits),
+ * while an API must answer 429 at once; and a synchronous counter costs no fiber on the read path.
  */
 export interface RateDecision {
   readonly allowed: boolean

@@ -1,8 +1,13 @@
-import { randomBytes } from "node:crypto"
 import { NodeRuntime } from "@effect/platform-node"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { makeDatabaseLayer, makeSecretBox, rotateCredentialsKey } from "@rfq/engine"
-import { Clock, Data, Effect, Redacted } from "effect"
+import {
+  makeDatabaseLayer,
+  makeSecretBox,
+  Provisioning,
+  rotateCredentialsKey,
+  UserAccounts,
+  UserAccountsLive
+} from "@rfq/engine"
+import { Data, Effect, Layer, Option, Redacted } from "effect"
 import { hashSecret } from "./auth/SecretHash.js"
 import { type HostConfig, loadHostConfig } from "./Config.js"
 import { acquireDataDirLock } from "./DataDirLock.js"
@@ -12,7 +17,8 @@ import { resolveSecrets } from "./Secrets.js"
 /**
  * `npm run admin -- <command>`: provisioning outside demo mode. It opens the same database as the
  * host (same environment variables); in embedded mode it takes the data-directory lock, so stop
- * the host first.
+ * the host first. The writes are the engine's (`Provisioning`, `UserAccounts`); here the command
+ * line is read and the answers printed.
  *
  *   desk create <name>
  *   desk list
@@ -37,12 +43,13 @@ const usage = `usage: npm run admin -- <command>
   credentials rotate-key`
 
 const deskId = (name: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: number }>`SELECT id FROM desks WHERE name = ${name}`
-    if (rows[0] === undefined) return yield* Effect.fail(new Usage({ message: `desk not found: ${name}` }))
-    return Number(rows[0].id)
-  })
+  Effect.flatMap(
+    Provisioning.deskIdByName(name),
+    Option.match({
+      onNone: () => Effect.fail(new Usage({ message: `desk not found: ${name}` })),
+      onSome: Effect.succeed
+    })
+  )
 
 /**
  * Every sealed credentials secret opened with the whole ring and sealed again under its highest
@@ -66,21 +73,16 @@ const rotateKey = (config: HostConfig) =>
 
 const run = (args: ReadonlyArray<string>, config: HostConfig) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const now = yield* Clock.currentTimeMillis
+    const accounts = yield* UserAccounts
     const [noun, verb, ...rest] = args
     switch (`${noun} ${verb}`) {
       case "desk create": {
         const [name] = rest
         if (!name) break
-        const rows = yield* sql<{
-          id: number
-        }>`INSERT INTO desks (name, created_at) VALUES (${name}, ${now}) RETURNING id`
-        return `desk ${rows[0]!.id} created: ${name}`
+        return `desk ${yield* Provisioning.createDesk(name)} created: ${name}`
       }
       case "desk list": {
-        const rows = yield* sql<{ id: number; name: string; makerId: string | null }>`
-          SELECT d.id, d.name, m.maker_id AS "makerId" FROM desks d LEFT JOIN makers m ON m.desk_id = d.id ORDER BY d.id`
+        const rows = yield* Provisioning.listDesks
         return rows
           .map((r) => `${r.id}\t${r.name}${r.makerId === null ? "" : `\tmaker ${r.makerId}`}`)
           .join("\n")
@@ -88,33 +90,28 @@ const run = (args: ReadonlyArray<string>, config: HostConfig) =>
       case "user create": {
         const [desk, name, role] = rest
         if (!desk || !name || (role !== "trader" && role !== "viewer")) break
-        const id = yield* deskId(desk)
-        const rows = yield* sql<{ id: number }>`
-          INSERT INTO users (desk_id, name, roles, created_at) VALUES (${id}, ${name}, ${[role]}, ${now}) RETURNING id`
-        return `user ${rows[0]!.id} created: ${name} (${role}) on ${desk}`
+        const userId = yield* accounts.createUser(yield* deskId(desk), name, role)
+        return `user ${userId} created: ${name} (${role}) on ${desk}`
       }
       case "client create": {
         const userId = Number(rest[0])
         if (!Number.isSafeInteger(userId) || userId <= 0) break
-        const clientId = `client-${randomBytes(6).toString("hex")}`
-        const secret = randomBytes(24).toString("base64url")
-        const hash = yield* hashSecret(secret)
-        yield* sql`INSERT INTO api_clients (client_id, secret_hash, user_id, created_at)
-          VALUES (${clientId}, ${hash}, ${userId}, ${now})`
-        return `clientId: ${clientId}\nclientSecret: ${secret}\n(the secret is shown once; only its hash is stored)`
+        const { clientId, clientSecret } = yield* accounts.createClient(userId, (secret) =>
+          hashSecret(secret)
+        )
+        return `clientId: ${clientId}\nclientSecret: ${clientSecret}\n(the secret is shown once; only its hash is stored)`
       }
       case "client deactivate": {
         const [clientId] = rest
         if (!clientId) break
-        const rows =
-          yield* sql`UPDATE api_clients SET active = false WHERE client_id = ${clientId} RETURNING id`
-        return rows.length === 0 ? `no such client: ${clientId}` : `client ${clientId} deactivated`
+        return (yield* accounts.deactivateClient(clientId))
+          ? `client ${clientId} deactivated`
+          : `no such client: ${clientId}`
       }
       case "maker create": {
         const [desk, makerId] = rest
         if (!desk || !makerId) break
-        const id = yield* deskId(desk)
-        yield* sql`INSERT INTO makers (maker_id, desk_id, name, created_at) VALUES (${makerId}, ${id}, ${desk}, ${now})`
+        yield* Provisioning.createMaker(yield* deskId(desk), makerId, desk)
         return `maker ${makerId} created for ${desk}`
       }
       case "counterparty add": {
@@ -122,9 +119,7 @@ const run = (args: ReadonlyArray<string>, config: HostConfig) =>
         if (!desk || !other) break
         const a = yield* deskId(desk)
         const b = yield* deskId(other)
-        yield* sql`INSERT INTO otc_counterparties (desk_id, counterparty_desk_id, allows_block_trade, created_at)
-          VALUES (${a}, ${b}, ${flag !== "--no-block-trade"}, ${now})
-          ON CONFLICT (desk_id, counterparty_desk_id) DO UPDATE SET allows_block_trade = EXCLUDED.allows_block_trade`
+        yield* Provisioning.addCounterparty(a, b, flag !== "--no-block-trade")
         return `${other} is now a counterparty of ${desk}`
       }
       case "credentials rotate-key": {
@@ -139,7 +134,7 @@ const program = Effect.gen(function* () {
   const config = yield* loadHostConfig
   if (config.database.kind === "pglite") yield* acquireDataDirLock(config.dataDir)
   const output = yield* run(process.argv.slice(2), config).pipe(
-    Effect.provide(makeDatabaseLayer(databaseLayerConfig(config)))
+    Effect.provide(Layer.provideMerge(UserAccountsLive, makeDatabaseLayer(databaseLayerConfig(config))))
   )
   process.stdout.write(`${output}\n`)
 }).pipe(

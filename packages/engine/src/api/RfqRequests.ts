@@ -1,4 +1,5 @@
-import { BigDecimal, Schema } from "effect"
+import { Schema } from "effect"
+import { settlementAccountsIssues } from "../rfq/SplitRules.js"
 import {
   BaseCurrencyField,
   BooleanField,
@@ -18,7 +19,16 @@ import {
   RfqIdField,
   SettlementOptionField
 } from "./Fields.js"
-import { arrayOf, duplicateIssues, mapKeys, named, object, optional, settlementOptionMap } from "./Objects.js"
+import {
+  arrayOf,
+  duplicateIssues,
+  type FilterIssue,
+  mapKeys,
+  named,
+  object,
+  optional,
+  settlementOptionMap
+} from "./Objects.js"
 import { integerParam, RfqIdParam } from "./Params.js"
 
 /**
@@ -27,8 +37,6 @@ import { integerParam, RfqIdParam } from "./Params.js"
  * option, 100 makers per settlement option.
  */
 export const rfqRequestLimits = { legs: 20, accountsPerOption: 20, makersPerOption: 100 } as const
-
-type FilterIssue = { readonly path: ReadonlyArray<PropertyKey>; readonly message: string }
 
 // ---- shared pieces -----------------------------------------------------------------------------
 
@@ -57,31 +65,7 @@ export const SettlementAccountInput = object({
 }).annotations(named("SettlementAccountInput", "An account that settles a share of the trade."))
 export type SettlementAccountInput = typeof SettlementAccountInput.Type
 
-const zero = BigDecimal.unsafeFromString("0")
-const hundred = BigDecimal.unsafeFromString("100")
-
-/**
- * The spec's split rules 1–3 on one option's accounts: each percentage in (0, 100], no duplicate
- * credentials, total exactly 100. Every violation is an issue, not only the first.
- */
-export const settlementAccountsIssues = (
-  accounts: ReadonlyArray<SettlementAccountInput>
-): ReadonlyArray<FilterIssue> => {
-  const issues: Array<FilterIssue> = []
-  accounts.forEach((a, i) => {
-    if (!BigDecimal.greaterThan(a.percentage, zero))
-      issues.push({ path: [i, "percentage"], message: "must be greater than 0" })
-    else if (BigDecimal.greaterThan(a.percentage, hundred))
-      issues.push({ path: [i, "percentage"], message: "must be at most 100" })
-  })
-  issues.push(...duplicateIssues(accounts, (a) => String(a.credentialsId), "credentialsId"))
-  const total = BigDecimal.sumAll(accounts.map((a) => a.percentage))
-  if (!BigDecimal.equals(total, hundred))
-    issues.push({ path: [], message: `percentages must total exactly 100, got ${BigDecimal.format(total)}` })
-  return issues
-}
-
-/** One option's accounts: 1 to 20, split rules 1–3 (`settlementAccountsIssues`). */
+/** One option's accounts: 1 to 20, split rules 1–3 (`rfq/SplitRules.ts`). */
 export const SettlementAccountsInput = arrayOf(SettlementAccountInput, {
   min: 1,
   max: rfqRequestLimits.accountsPerOption

@@ -10,6 +10,9 @@ import { bigintCeilDiv, bigintFloorDiv, bigintRoundDiv } from "./Decimal.js"
  * algorithm. Whether unknowns i… can make a given rest does not depend on how the earlier ones got
  * there, so failures are remembered per (i, rest). A step budget bounds the work; past it the search
  * throws `BudgetExhausted`.
+ *
+ * Over 300 lines on purpose: one algorithm whose cases (n > 3, 3, 2, 1 unknowns) share the memo
+ * and the budget; split, they would need to export internals.
  */
 
 /**

@@ -1,7 +1,5 @@
-import { BigDecimal, Either } from "effect"
+import { BigDecimal } from "effect"
 import { fromUnits, sumDecimals } from "./Decimal.js"
-import { type ApiError, apiError } from "./Errors.js"
-import type { SettlementOption } from "./Primitives.js"
 
 /** One settlement account of a split: credentials and their share of every trade, in percent. */
 export interface SplitAccount {
@@ -9,58 +7,7 @@ export interface SplitAccount {
   readonly percentage: BigDecimal.BigDecimal
 }
 
-/** The create-RFQ `settlementAccounts` field: settlement option → accounts. */
-export type SettlementAccounts = Readonly<Partial<Record<string, ReadonlyArray<SplitAccount>>>>
-
 const hundred = BigDecimal.fromBigInt(100n)
-const fmt = BigDecimal.format
-
-/**
- * Rules 1–3 of the spec for `settlementAccounts`, plus its shape against the RFQ's settlement options:
- * one non-empty entry for every option of the RFQ and none for any other. Every violation found is
- * reported, each as a reason naming the field.
- */
-export const validateSettlementAccounts = (
-  settlementAccounts: SettlementAccounts,
-  settlementOptions: ReadonlyArray<SettlementOption>
-): Either.Either<SettlementAccounts, ApiError> => {
-  const reasons: Array<string> = []
-  for (const option of settlementOptions) {
-    if (settlementAccounts[option] === undefined) {
-      reasons.push(
-        `settlementAccounts.${option}: missing; every settlement option of the RFQ needs its accounts`
-      )
-    }
-  }
-  for (const [option, accounts] of Object.entries(settlementAccounts)) {
-    if (accounts === undefined) continue
-    const field = `settlementAccounts.${option}`
-    if (!(settlementOptions as ReadonlyArray<string>).includes(option)) {
-      reasons.push(`${field}: ${option} is not one of the RFQ's settlementOptions`)
-    }
-    if (accounts.length === 0) {
-      reasons.push(`${field}: at least one account is required`)
-      continue
-    }
-    const seen = new Set<number>()
-    accounts.forEach((account, index) => {
-      if (!BigDecimal.isPositive(account.percentage)) {
-        reasons.push(`${field}[${index}]: percentage ${fmt(account.percentage)} must be greater than 0`)
-      }
-      if (seen.has(account.credentialsId)) {
-        reasons.push(`${field}[${index}]: credentialsId ${account.credentialsId} appears more than once`)
-      }
-      seen.add(account.credentialsId)
-    })
-    const total = sumDecimals(accounts.map((a) => a.percentage))
-    if (!BigDecimal.equals(total, hundred)) {
-      reasons.push(`${field}: percentages total ${fmt(total)}, must total exactly 100`)
-    }
-  }
-  return reasons.length === 0
-    ? Either.right(settlementAccounts)
-    : Either.left(apiError("invalidRequest", reasons))
-}
 
 /**
  * Splits `tradeAmount` across accounts: each gets tradeAmount × percentage / 100 rounded down to a
@@ -71,7 +18,7 @@ export const validateSettlementAccounts = (
  * largest account's amount is then off the grid and the others stay on it, and the sum is still exact.
  *
  * Preconditions (checked; a violation throws a `RangeError`, as it is a programming error): at least
- * one account, percentages > 0 totalling exactly 100 (see `validateSettlementAccounts`),
+ * one account, percentages > 0 totalling exactly 100 (split rules 1–3, `rfq/SplitRules.ts`),
  * `tradeAmount` ≥ 0, `amountStep` > 0.
  */
 export const allocateSplit = (

@@ -17,7 +17,8 @@ export const legContribution = (leg: PricedLeg): BigDecimal.BigDecimal => {
 
 /**
  * The contract's structure price P = Σ sᵢ·ratioᵢ·pᵢ, sᵢ = +1 for a buy leg and −1 for a sell leg,
- * computed exactly. The hedge is priced on its own and is not part of P.
+ * computed exactly. The hedge is priced on its own and is not part of P. The one structure price:
+ * a quote's price, an RFQ's mark price and the leg-price search all use it.
  */
 export const structurePrice = (legs: ReadonlyArray<PricedLeg>): BigDecimal.BigDecimal =>
   sumDecimals(legs.map(legContribution))

@@ -6,7 +6,8 @@ import { decNumber, decString } from "../rfq/Dec.js"
 import type { Caller } from "../rfq/RfqRecord.js"
 import type { BlockTradeLeg, VenuesService } from "../services/Venues.js"
 
-type BulkResult =
+/** One block trade's element of the answer: the venue's trades, or why it did not execute. */
+export type BulkResult =
   | {
       readonly nonce: string
       readonly exchangeError: { readonly message: string; readonly reason?: ReadonlyArray<string> }

@@ -1,26 +1,20 @@
-import { BigDecimal, Effect, Either, Option } from "effect"
+import { type BigDecimal, Effect, Either, Option } from "effect"
 import type { CreateRfqRequest } from "../api/RfqRequests.js"
 import { AccountStore } from "../accounts/AccountStore.js"
 import { isMultipleOf } from "../domain/Decimal.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { type Instrument, legExpiryField, parseInstrument } from "../domain/Instrument.js"
 import type { QuoteCurrency, SettlementOption } from "../domain/Primitives.js"
-import { directionSign } from "../domain/Primitives.js"
 import { quoteCurrenciesFor, resolveQuoteCurrency } from "../domain/QuoteCurrencies.js"
 import { legAmount, parseRatio } from "../domain/Ratio.js"
 import { classifyStrategy, describeStructure, rfqKind } from "../domain/Strategy.js"
+import { type PricedLeg, structurePrice } from "../domain/StructurePrice.js"
 import { decString } from "../rfq/Dec.js"
-import type {
-  Caller,
-  HedgeRecord,
-  LegContract,
-  LegRecord,
-  RfqRecord,
-  SettlementAccount
-} from "../rfq/RfqRecord.js"
+import type { Caller, HedgeRecord, LegContract, LegRecord, RfqRecord } from "../rfq/RfqRecord.js"
+import { resolveSettlementAccounts } from "../rfq/SettlementAccounts.js"
+import { checkSplitRulesAtCreation } from "../rfq/SplitRules.js"
 import { Pricing } from "../services/Pricing.js"
 import { type VenueInstrument, Venues } from "../services/Venues.js"
-import { checkSettlementRules } from "./SettlementChecks.js"
 
 const fail = (e: ApiError) => Effect.fail(e)
 const orFail = <A>(e: Either.Either<A, ApiError>) =>
@@ -40,7 +34,8 @@ const contractOf = (i: VenueInstrument): LegContract => ({
 
 /**
  * Everything `POST /rfq/{id}` checks that needs the venues, the desk's credentials or the makers,
- * and the record it builds. The request was already decoded by its schema (split rules 1–3 there).
+ * and the record it builds. The request was already decoded by its schema (split rules 1–3 there);
+ * split rules 4 and 5 are `checkSplitRulesAtCreation` (`rfq/SplitRules.ts`).
  */
 export const buildRfq = (
   caller: Caller,
@@ -138,67 +133,9 @@ export const buildRfq = (
       }
     }
 
-    // Settlement accounts: settlementAccounts if given, else settlementCredentials, else the desk's
-    // default credentials for each venue.
+    // Settlement accounts, per option (see `resolveSettlementAccounts`).
     const desk = yield* accounts.credentialsOfDesk(caller.deskId)
-    const settlementAccounts: Partial<Record<SettlementOption, ReadonlyArray<SettlementAccount>>> = {}
-    for (const option of options) {
-      const split = req.settlementAccounts?.[option]
-      const single = req.settlementAccounts === undefined ? req.settlementCredentials?.[option] : undefined
-      let list: ReadonlyArray<SettlementAccount>
-      if (split !== undefined) {
-        list = split.map((a) => ({ credentialsId: a.credentialsId, percentage: decString(a.percentage) }))
-      } else if (single !== undefined) {
-        list = [{ credentialsId: single, percentage: "100" }]
-      } else if (req.settlementAccounts !== undefined) {
-        return yield* fail(
-          apiError(
-            "invalidRequest",
-            `settlementAccounts.${option}: accounts are required for every settlement option`
-          )
-        )
-      } else {
-        const fallback =
-          desk.find((c) => c.exchange === option && c.isExchangeDefault) ??
-          desk.find((c) => c.exchange === option)
-        if (fallback === undefined) {
-          return yield* fail(
-            apiError(
-              "invalidRequest",
-              `settlementCredentials.${option}: the desk has no ${option} credentials`
-            )
-          )
-        }
-        list = [{ credentialsId: fallback.id, percentage: "100" }]
-      }
-      for (const account of list) {
-        const row = desk.find((c) => c.id === account.credentialsId)
-        if (row === undefined) {
-          return yield* fail(apiError("credentialsNotFound", `credentialsId ${account.credentialsId}`))
-        }
-        if (row.exchange !== option) {
-          return yield* fail(
-            apiError(
-              "invalidRequest",
-              `credentialsId ${row.id} (${row.alias}) is for ${row.exchange}, not ${option}`
-            )
-          )
-        }
-        const permissions = yield* venues.permissions(option, {
-          credentialsId: row.id,
-          clientId: row.clientId
-        })
-        if (!permissions.blockRfq || !permissions.blockTrade) {
-          return yield* fail(
-            apiError(
-              "invalidRequest",
-              `credentialsId ${row.id} (${row.alias}) needs read/write access for BlockRFQ and BlockTrade on ${option}`
-            )
-          )
-        }
-      }
-      settlementAccounts[option] = list
-    }
+    const settlementAccounts = yield* resolveSettlementAccounts(req, desk)
 
     // Makers: they must exist and trade through the option they are invited on.
     const makers = yield* accounts.makers
@@ -227,17 +164,12 @@ export const buildRfq = (
     // Marks, then split rules 4 and 5 (hedge included) with the amounts settlement would trade.
     const amount = req.amount
     const markOption = pricingOption({ settlementOptions: options, quoteCurrencies, quoteCurrency })
-    let markPrice = BigDecimal.unsafeFromString("0")
+    const markedLegs: Array<PricedLeg> = []
     for (const [i, p] of parsed.entries()) {
-      const contract = legContracts[i]![markOption]!
-      const mark = yield* pricing.mark(contract)
-      const term = BigDecimal.multiply(p.ratio, mark)
-      markPrice = BigDecimal.sum(
-        markPrice,
-        directionSign(req.legs[i]!.direction) === 1 ? term : BigDecimal.negate(term)
-      )
+      const price = yield* pricing.mark(legContracts[i]![markOption]!)
+      markedLegs.push({ direction: req.legs[i]!.direction, ratio: p.ratio, price })
     }
-    yield* checkSettlementRules({
+    yield* checkSplitRulesAtCreation({
       rfqId: ids.id,
       amount,
       options,
@@ -257,7 +189,7 @@ export const buildRfq = (
               amount: req.hedge.amount,
               contracts: hedgeContracts
             },
-      accounts: settlementAccounts,
+      settlementAccounts,
       desk
     })
 
@@ -317,7 +249,7 @@ export const buildRfq = (
       makers: makerMap,
       legs,
       hedge,
-      markPrice: decString(markPrice),
+      markPrice: decString(structurePrice(markedLegs)),
       createdAt: ids.now,
       expiresAt: ids.now + ids.ttlMs
     }

@@ -4,14 +4,10 @@ import type { CreateQuoteRequest, UpdateQuoteRequest } from "../api/QuoteRequest
 import { type ApiError, apiError } from "../domain/Errors.js"
 import type { Direction, SettlementOption } from "../domain/Primitives.js"
 import { sumDecimals } from "../domain/Decimal.js"
+import { structurePrice } from "../domain/StructurePrice.js"
 import { allocateRfqTrade, amountRulesOf, tradeShapeOf } from "../rfq/AllocationRules.js"
-import { decString } from "../rfq/Dec.js"
-import {
-  type LegMarket,
-  type QuoteCandidate,
-  makerLegDirection,
-  structurePriceOf
-} from "../rfq/QuoteRules.js"
+import { dec, decString } from "../rfq/Dec.js"
+import { type LegMarket, type QuoteCandidate, makerLegDirection } from "../rfq/QuoteRules.js"
 import type { Caller, LegContract, QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
 import { Pricing } from "../services/Pricing.js"
 import { type VenueInstrument, Venues } from "../services/Venues.js"
@@ -201,9 +197,14 @@ export const buildQuoteCandidate = (
       settlementCredentials: credentialsId,
       quoteCurrency: rfq.quoteCurrencies[option] ?? rfq.quoteCurrency,
       amount: decString(amount),
-      price: structurePriceOf(
-        rfq.legs,
-        legs.map((l) => l.price)
+      price: decString(
+        structurePrice(
+          rfq.legs.map((leg, i) => ({
+            direction: leg.direction,
+            ratio: dec(leg.ratio),
+            price: dec(legs[i]!.price)
+          }))
+        )
       ),
       legs,
       hedge,

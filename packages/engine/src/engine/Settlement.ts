@@ -5,7 +5,7 @@ import type { SettlementOption } from "../domain/Primitives.js"
 import { allocateRfqTrade, tradeShapeOf } from "../rfq/AllocationRules.js"
 import { dec, decString } from "../rfq/Dec.js"
 import { makerLegDirection } from "../rfq/QuoteRules.js"
-import type { AllocationRecord, QuoteRecord, RfqRecord, TradeRecord } from "../rfq/RfqRecord.js"
+import type { AllocationRecord, QuoteRecord, RfqRecord, RfqState, TradeRecord } from "../rfq/RfqRecord.js"
 import { type BlockTradeLeg, type ExecutedBlockTrade, Venues } from "../services/Venues.js"
 import { venueInstrumentOf } from "./QuoteBuilder.js"
 
@@ -172,4 +172,17 @@ export const settleTrade = (
       .filter((a) => a.status === "filled")
       .reduce((acc, a) => BigDecimal.sum(acc, dec(a.amount)), BigDecimal.unsafeFromString("0"))
     return { ...trade, allocations, filledAmount: decString(filled) } satisfies TradeRecord
+  })
+
+/**
+ * The trade an RFQ was left settling with (a command cut off, a write in doubt, a restart),
+ * settled now: by the allocations' idempotency keys, so no block trade runs twice. Nothing when the
+ * RFQ holds no trade to settle.
+ */
+export const finishTrade = (state: RfqState, now: () => Effect.Effect<number>) =>
+  Effect.gen(function* () {
+    const trade = state.trade
+    const quote = trade === undefined ? undefined : state.quotes[trade.quoteId]
+    if (trade === undefined || quote === undefined) return undefined
+    return yield* settleTrade(state.rfq, quote, trade, now)
   })

@@ -1,12 +1,5 @@
-import { BigDecimal } from "effect"
-import {
-  type AccountAllocation,
-  allocateTrade,
-  allocationViolations,
-  describeViolation,
-  type TradeShape
-} from "../domain/Allocation.js"
-import { type ApiError, apiError } from "../domain/Errors.js"
+import type { BigDecimal } from "effect"
+import { type AccountAllocation, allocateTrade, type TradeShape } from "../domain/Allocation.js"
 import type { SettlementOption } from "../domain/Primitives.js"
 import type { VenueLegAmounts } from "../domain/Split.js"
 import { dec } from "./Dec.js"
@@ -14,8 +7,8 @@ import type { Dec, RfqRecord } from "./RfqRecord.js"
 
 /**
  * The RFQ's side of the allocation arithmetic (`domain/Allocation.ts`): its settlement shape on one
- * venue, and split rule 4 at a quote's amount. Settlement and the quote rules both go through
- * `allocateRfqTrade`, so the amounts a quote was checked with are the amounts that trade.
+ * venue and its accounts per option. Settlement and split rule 4 at quote time (`SplitRules.ts`)
+ * both allocate through these, so the amounts a quote was checked with are the amounts that trade.
  */
 
 /** Amount rules as the RFQ actor holds them (a candidate's `LegMarket`), as decimals. */
@@ -56,29 +49,3 @@ export const allocateRfqTrade = (
   tradeAmount: BigDecimal.BigDecimal,
   shape: TradeShape
 ): ReadonlyArray<AccountAllocation> => allocateTrade(tradeAmount, accountsOf(rfq, option), shape)
-
-/**
- * Split rule 4 at quote time: a quote of `amount` on `option` must leave every account of that
- * option at or above the venue's minimum block amount (and on its amount step) on every leg and on
- * the hedge. The maker is told which account by its position in the taker's list, never by the
- * taker's credentials id.
- */
-export const allocationRejection = (
-  rfq: Pick<RfqRecord, "settlementAccounts">,
-  option: SettlementOption,
-  amount: BigDecimal.BigDecimal,
-  shape: TradeShape
-): ApiError | undefined => {
-  const accounts = accountsOf(rfq, option)
-  if (accounts.length === 0 || !BigDecimal.isPositive(amount)) return undefined
-  const violations = allocationViolations(allocateTrade(amount, accounts, shape), shape)
-  if (violations.length === 0) return undefined
-  const n = accounts.length
-  return apiError(
-    "invalidRequest",
-    violations.map((v) => {
-      const who = n === 1 ? "the trade" : `settlement account ${v.accountIndex + 1} of ${n} of the RFQ`
-      return `amount: a quote of ${BigDecimal.format(amount)} on ${option}: ${who} ${describeViolation(v, shape)}`
-    })
-  )
-}

@@ -1,19 +1,18 @@
 import { BigDecimal } from "effect"
 import { isMultipleOf } from "../domain/Decimal.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
-import { type Direction, directionSign, oppositeDirection } from "../domain/Primitives.js"
-import { allocationRejection, amountRulesOf, tradeShapeOf } from "./AllocationRules.js"
+import { type Direction, oppositeDirection } from "../domain/Primitives.js"
+import { amountRulesOf, tradeShapeOf } from "./AllocationRules.js"
 import { dec, decString } from "./Dec.js"
-import type { Caller, Dec, LegRecord, QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
+import { isPastExpiry } from "./Expiry.js"
+import type { Caller, Dec, LegRecord, QuoteRecord, RfqState } from "./RfqRecord.js"
+import { allocationRejection } from "./SplitRules.js"
+import { canSee, isTaker } from "./Visibility.js"
 
-/** What an RFQ actor holds: the RFQ, its active quotes, and its trade once accepted. */
-export interface RfqState {
-  readonly rfq: RfqRecord
-  /** Active quotes by id. Closed quotes live only in storage. */
-  readonly quotes: Readonly<Record<number, QuoteRecord>>
-  readonly trade?: TradeRecord | undefined
-  readonly closedAt?: number | undefined
-}
+/**
+ * The quote and accept rules of an RFQ: pure functions of the actor's state and the candidate, so
+ * the machine's guards and the engine's answers decide alike.
+ */
 
 /** The venue's rules for one leg of a quote, fetched by the engine before the actor decides. */
 export interface LegMarket {
@@ -33,15 +32,6 @@ export interface QuoteCandidate {
   readonly now: number
 }
 
-/** Whether `caller` may see the RFQ at all: its taker desk, or a maker invited on any option. */
-export const canSee = (rfq: RfqRecord, caller: Caller): boolean =>
-  caller.deskId === rfq.takerDeskId || isInvited(rfq, caller.makerId)
-
-export const isInvited = (rfq: RfqRecord, makerId: string | undefined): boolean =>
-  makerId !== undefined && rfq.settlementOptions.some((o) => rfq.makers[o]?.includes(makerId) === true)
-
-export const isTaker = (rfq: RfqRecord, caller: Caller): boolean => caller.deskId === rfq.takerDeskId
-
 /**
  * The maker's side of an RFQ leg (or of its hedge) for a quote in `direction`. The RFQ lists its
  * legs as the buyer of the structure trades them (P = Σ sᵢ·ratioᵢ·pᵢ is what the buyer pays): a bid
@@ -52,16 +42,6 @@ export const makerLegDirection = (
   quoteDirection: QuoteRecord["direction"],
   leg: Pick<LegRecord, "direction">
 ): Direction => (quoteDirection === "buy" ? leg.direction : oppositeDirection(leg.direction))
-
-/** Structure price P = Σ sᵢ·ratioᵢ·pᵢ over the RFQ legs, sᵢ from the RFQ's leg directions. */
-export const structurePriceOf = (legs: ReadonlyArray<LegRecord>, prices: ReadonlyArray<Dec>): Dec => {
-  let total = BigDecimal.unsafeFromString("0")
-  legs.forEach((leg, i) => {
-    const term = BigDecimal.multiply(dec(leg.ratio), dec(prices[i] ?? "0"))
-    total = BigDecimal.sum(total, directionSign(leg.direction) === 1 ? term : BigDecimal.negate(term))
-  })
-  return decString(total)
-}
 
 const priceRejection = (label: string, price: Dec, market: LegMarket): ApiError | undefined => {
   const p = dec(price)
@@ -93,7 +73,7 @@ const amountRejection = (
 
 /** The RFQ must be open and not past its expiry for a quote or an accept. */
 export const openRejection = (state: RfqState, status: string, now: number): ApiError | undefined => {
-  if (status === "expired" || (status === "open" && now >= state.rfq.expiresAt)) return apiError("rfqExpired")
+  if (status === "expired" || (status === "open" && isPastExpiry(state, now))) return apiError("rfqExpired")
   if (status !== "open") return apiError("invalidRequest", `the RFQ is ${status}; it must be open`)
   return undefined
 }

@@ -2,8 +2,9 @@ import { BigDecimal } from "effect"
 import { type SnapshotFrom, assign, setup, transition } from "xstate"
 import type { QuoteStatus } from "../domain/Primitives.js"
 import { dec } from "./Dec.js"
-import { type QuoteCandidate, type RfqState, acceptRejection, quoteRejection } from "./QuoteRules.js"
-import type { Caller, QuoteRecord, TradeRecord } from "./RfqRecord.js"
+import { isPastExpiry } from "./Expiry.js"
+import { type QuoteCandidate, acceptRejection, quoteRejection } from "./QuoteRules.js"
+import type { Caller, QuoteRecord, RfqState, TradeRecord } from "./RfqRecord.js"
 
 /**
  * The RFQ actor's behaviour. The machine is pure: guards call the pure rules, assignments update
@@ -64,7 +65,7 @@ export const rfqMachine = setup({
     allSettled: ({ event }) =>
       event.type === "SETTLED" && event.trade.allocations.every((a) => a.status === "filled"),
     someSettled: ({ event }) => event.type === "SETTLED" && settledCount(event.trade) > 0,
-    due: ({ context, event }) => event.type === "EXPIRE" && event.now >= context.rfq.expiresAt
+    due: ({ context, event }) => event.type === "EXPIRE" && isPastExpiry(context, event.now)
   },
   actions: {
     // Effects for the interpreter. Their params say everything it needs; bodies are empty on purpose.

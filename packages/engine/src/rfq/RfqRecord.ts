@@ -150,3 +150,12 @@ export interface TradeRecord {
   readonly createdAt: number
   readonly allocations: ReadonlyArray<AllocationRecord>
 }
+
+/** What an RFQ actor holds: the RFQ, its active quotes, and its trade once accepted. */
+export interface RfqState {
+  readonly rfq: RfqRecord
+  /** Active quotes by id. Closed quotes live only in storage. */
+  readonly quotes: Readonly<Record<number, QuoteRecord>>
+  readonly trade?: TradeRecord | undefined
+  readonly closedAt?: number | undefined
+}

@@ -1,7 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { RfqEffect, RfqStateValue } from "./RfqMachine.js"
-import type { RfqState } from "./QuoteRules.js"
-import type { QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
+import type { QuoteRecord, RfqRecord, RfqState, TradeRecord } from "./RfqRecord.js"
 
 /** A stored RFQ as an actor is restored from it. */
 export interface StoredRfq {

@@ -1,16 +1,15 @@
 import { oppositeDirection } from "../domain/Primitives.js"
 import type { SettlementOption } from "../domain/Primitives.js"
 import { decCmp, decNumber } from "./Dec.js"
-import { canSee, isTaker } from "./QuoteRules.js"
 import type { Caller, QuoteRecord, RfqRecord, TradeRecord } from "./RfqRecord.js"
+import { canSee, canSeeQuote, isTaker, isTradeParty } from "./Visibility.js"
 
 /**
- * How each caller sees an RFQ and its quotes. Visibility is decided here, once, for REST, the
- * WebSocket methods and the live channels alike:
- * - the taker desk sees everything of its RFQ; `label`, `settlementCredentials` and
- *   `tradeAllocations` only to the taker (the last two only on a single fetch);
- * - an invited maker sees the RFQ and only its own desk's quotes; trade fields only when its quote
- *   was the one traded;
+ * How each caller sees an RFQ and its quotes, for REST, the WebSocket methods and the live channels
+ * alike. Who sees what is `Visibility.ts`; this renders it:
+ * - `label`, `settlementCredentials` and `tradeAllocations` only to the taker (the last two only on
+ *   a single fetch);
+ * - trade fields only to a party of the trade;
  * - every direction of a trade is the caller's own side.
  */
 export interface RfqView {
@@ -38,9 +37,6 @@ export const productIdOf = (rfq: RfqRecord): number => {
   }
   return h >>> 1 || 1
 }
-
-const isTradeParty = (trade: TradeRecord | undefined, rfq: RfqRecord, caller: Caller): trade is TradeRecord =>
-  trade !== undefined && (isTaker(rfq, caller) || trade.makerDeskId === caller.deskId)
 
 /** The caller's own side of the trade. */
 export const tradeDirectionFor = (trade: TradeRecord, rfq: RfqRecord, caller: Caller) =>
@@ -102,7 +98,7 @@ export const renderRfq = (
           }
         }),
     settlementOptions: rfq.settlementOptions,
-    quotes: view.quotes.filter((q) => taker || q.makerDeskId === caller.deskId).map(quoteSummary),
+    quotes: view.quotes.filter((q) => canSeeQuote(rfq, q, caller)).map(quoteSummary),
     createdAt: rfq.createdAt,
     expiresAt: rfq.expiresAt
   }

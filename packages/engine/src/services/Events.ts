@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, PubSub, type Queue, type Scope } from "effect"
-import { canSee, isInvited, isTaker } from "../rfq/QuoteRules.js"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
 import { type Json, type RfqView, renderMakerQuote, renderRfq, renderTakerQuote } from "../rfq/RfqView.js"
+import { canSee, isInvitedMaker, isOwnQuote, isTaker } from "../rfq/Visibility.js"
 
 /**
  * Engine events, published after the change they describe is committed, in commit order per RFQ
@@ -27,9 +27,9 @@ export type EngineEvent =
 export type Channel = "rfq.maker" | "rfq.taker" | "rfq_quote.maker" | "rfq_quote.taker"
 
 /**
- * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there:
- * `rfq.maker` RFQs the caller may quote on, `rfq.taker` its own RFQs, `rfq_quote.maker` the quotes it
- * created, `rfq_quote.taker` the quotes received on its RFQs.
+ * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there
+ * (who sees what is `rfq/Visibility.ts`): `rfq.maker` RFQs the caller may quote on, `rfq.taker` its
+ * own RFQs, `rfq_quote.maker` the quotes it created, `rfq_quote.taker` the quotes received on its RFQs.
  */
 export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller): Json | undefined => {
   const { rfq } = event.view
@@ -38,17 +38,14 @@ export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller
     case "rfq.maker":
     case "rfq.taker": {
       if (event.type !== "rfq") return undefined
-      const mine =
-        channel === "rfq.taker"
-          ? isTaker(rfq, caller)
-          : !isTaker(rfq, caller) && isInvited(rfq, caller.makerId)
+      const mine = channel === "rfq.taker" ? isTaker(rfq, caller) : isInvitedMaker(rfq, caller)
       if (!mine) return undefined
       if (event.event === "deleted") return { event: event.event, rfqId: rfq.id }
       const body = renderRfq(event.view, caller, { single: false })
       return body === undefined ? undefined : { event: event.event, ...body }
     }
     case "rfq_quote.maker": {
-      if (event.type !== "quote" || event.quote.makerDeskId !== caller.deskId) return undefined
+      if (event.type !== "quote" || !isOwnQuote(event.quote, caller)) return undefined
       return { event: event.event, ...renderMakerQuote(event.quote) }
     }
     case "rfq_quote.taker": {

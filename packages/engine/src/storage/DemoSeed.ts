@@ -102,6 +102,12 @@ const flakyReason = "the venue rejected the block trade (demo account dbt-flaky)
 
 export const demoClientSecret = (clientId: string): string => `${clientId}-secret`
 
+/** Every demo API client with its secret, the taker's first: what a demo host tells its users at start. */
+export const demoClientLogins: ReadonlyArray<{ readonly clientId: string; readonly clientSecret: string }> =
+  demoDesks.flatMap((desk) =>
+    desk.users.map((user) => ({ clientId: user.clientId, clientSecret: demoClientSecret(user.clientId) }))
+  )
+
 const flakyRegistrations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ clientId: string; exchange: SettlementOption }>`

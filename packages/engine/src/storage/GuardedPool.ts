@@ -19,6 +19,9 @@ import { deadlineError } from "./StatementDeadline.js"
  * Everything runs inside one timer per statement: waiting for a connection, the fence, the
  * statement. When the timer fires the caller is answered at once with a `StatementDeadlineExceeded`
  * cause, whatever the server or the network does.
+ *
+ * Over 300 lines on purpose: the deadline, the abandon and the fence are one protocol over one
+ * pool; apart, the invariant below would span files.
  */
 
 /** The few parts of node-postgres used here (the package ships no type declarations). */

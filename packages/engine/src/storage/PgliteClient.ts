@@ -23,6 +23,9 @@ import { pgliteParsers } from "./SqlTypes.js"
  * while it still runs would let the next transaction start before it ends. What has a deadline is
  * the wait for the permit (`queryTimeoutMs`, see `StatementDeadline.ts`): a statement stuck behind
  * a transaction that never ends fails after it rather than waiting forever.
+ *
+ * Ours, not a library's: @effect/sql has no PGlite client, and @electric-sql/pglite's own wrapper
+ * gives neither the permit nor the deadline above.
  */
 export interface PgliteClient extends SqlClient.SqlClient {
   readonly pglite: PGlite

@@ -15,6 +15,9 @@ import { dbStatusOf } from "./RfqRows.js"
  * Every write checks that it touched the rows the machine believed were there (an active quote,
  * a pending allocation…). A mismatch means memory and storage disagree: the step dies and rolls
  * back rather than committing on top of a state nobody expected.
+ *
+ * Over 300 lines on purpose: one statement per machine step, built from every action's write; the
+ * actions and their SQL are read together.
  */
 
 /** The machine's named actions with their params, as `transition()` returns them. */

@@ -1,5 +1,5 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import { Option } from "effect"
+import { Cause, Option } from "effect"
 
 /**
  * Both clients fail with a `SqlError` whose `cause` is the server's error message object
@@ -27,3 +27,38 @@ export const uniqueViolation = (error: SqlError): Option.Option<string> => {
 
 export const isUniqueViolation = (error: SqlError, constraint: string): boolean =>
   Option.contains(uniqueViolation(error), constraint)
+
+// Node's socket errors and PostgreSQL's connection-exception class (08xxx) and shutdown codes.
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "57P01",
+  "57P02",
+  "57P03"
+])
+const UNREACHABLE_MESSAGE =
+  /ECONNREFUSED|Connection terminated|connection timeout|timeout exceeded when trying to connect|terminating connection|the database system is (shutting down|starting up)/i
+
+/**
+ * Whether a failure comes from the database being unreachable (PostgreSQL stopped, restarting, or
+ * its connections cut, or a statement past its deadline), as opposed to a bug: the host answers
+ * such a call 503 at once, like `/readyz`, and the client may retry. The error chain (`cause`
+ * links) of every defect and failure is searched.
+ */
+export const isDatabaseUnreachable = (cause: Cause.Cause<unknown>): boolean => {
+  const stack: Array<unknown> = [...Cause.defects(cause), ...Cause.failures(cause)]
+  const seen = new Set<unknown>()
+  while (stack.length > 0) {
+    const error = stack.pop()
+    if (error === null || typeof error !== "object" || seen.has(error)) continue
+    seen.add(error)
+    const { code, message } = error as { code?: unknown; message?: unknown }
+    if (typeof code === "string" && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true
+    if (typeof message === "string" && UNREACHABLE_MESSAGE.test(message)) return true
+    stack.push((error as { cause?: unknown }).cause)
+  }
+  return false
+}

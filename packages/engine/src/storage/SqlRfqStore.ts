@@ -2,8 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Clock, Effect, Layer, Option } from "effect"
-import type { RfqState } from "../rfq/QuoteRules.js"
-import type { QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
+import type { QuoteRecord, RfqRecord, RfqState } from "../rfq/RfqRecord.js"
 import {
   type QuoteListFilter,
   type RfqListFilter,
@@ -11,6 +10,7 @@ import {
   type RfqStoreService,
   type StoredRfq
 } from "../rfq/RfqStore.js"
+import { ownQuotesWhere, visibleRfqsWhere } from "../rfq/Visibility.js"
 import {
   quoteDocument,
   readQuote,
@@ -33,6 +33,9 @@ import { makeStepWriter } from "./RfqStepWriter.js"
  * runs exactly one engine per database (see docs/engine.md).
  *
  * SQL failures are defects here: no caller can act on them, and a failed step writes nothing.
+ *
+ * Over 300 lines on purpose: the one implementation of `RfqStore`; its row mapping is in
+ * RfqRows.ts and the step writes in RfqStepWriter.ts.
  */
 
 type DocRow = { readonly doc: string }
@@ -202,20 +205,11 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
     })
 
     const list = Effect.fn("RfqStore.list")(function* (filter: RfqListFilter) {
-      const invited =
-        filter.makerId === undefined
-          ? undefined
-          : sql`EXISTS (SELECT 1 FROM rfq_makers m WHERE m.rfq_id = r.id AND m.maker_id = ${filter.makerId})`
-      const asTaker = sql`r.taker_desk_id = ${filter.deskId}`
-      const visible =
-        filter.role === "taker"
-          ? asTaker
-          : filter.role === "maker"
-            ? (invited ?? sql`false`)
-            : invited === undefined
-              ? asTaker
-              : sql`(${asTaker} OR ${invited})`
-      const where: Array<Fragment> = [sql`r.deleted_at IS NULL`, sql`r.status <> 'draft'`, visible]
+      const where: Array<Fragment> = [
+        sql`r.deleted_at IS NULL`,
+        sql`r.status <> 'draft'`,
+        visibleRfqsWhere(sql, filter)
+      ]
       if (filter.statuses !== undefined && filter.statuses.length > 0) {
         where.push(sql`r.status IN ${sql.in([...new Set(filter.statuses.flatMap(dbStatusesOf))])}`)
       }
@@ -238,7 +232,7 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
     })
 
     const listQuotes = Effect.fn("RfqStore.listQuotes")(function* (filter: QuoteListFilter) {
-      const where: Array<Fragment> = [sql`q.maker_desk_id = ${filter.makerDeskId}`]
+      const where: Array<Fragment> = [ownQuotesWhere(sql, filter.makerDeskId)]
       if (filter.rfqId !== undefined) where.push(sql`q.rfq_id = ${filter.rfqId}`)
       if (filter.startTime !== undefined) where.push(sql`q.created_at > ${filter.startTime}`)
       if (filter.endTime !== undefined) where.push(sql`q.created_at < ${filter.endTime}`)

@@ -1,16 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, Either } from "effect"
 import * as fc from "fast-check"
-import {
-  allocateTrade,
-  allocationViolations,
-  hedgeAmountFor,
-  minimumBlockViolations,
-  type TradeShape,
-  validateMinimumBlockAmounts
-} from "../../src/domain/Allocation.js"
+import { allocateTrade, hedgeAmountFor, type TradeShape } from "../../src/domain/Allocation.js"
 import { isMultipleOf, sumDecimals, unsafeDecimal } from "../../src/domain/Decimal.js"
 import { allocateSplit, type SplitAccount } from "../../src/domain/Split.js"
+import {
+  allocationViolations,
+  minimumBlockViolations,
+  validateMinimumBlockAmounts
+} from "../../src/rfq/SplitRules.js"
 
 const d = unsafeDecimal
 const btcOption = { minBlockAmount: d("25"), amountStep: d("0.1") }

@@ -3,13 +3,8 @@ import { BigDecimal, Either } from "effect"
 import * as fc from "fast-check"
 import { isMultipleOf, sumDecimals, unsafeDecimal } from "../../src/domain/Decimal.js"
 import type { SettlementOption } from "../../src/domain/Primitives.js"
-import {
-  allocateSplit,
-  type SplitAccount,
-  type SettlementAccounts,
-  splitAmountStep,
-  validateSettlementAccounts
-} from "../../src/domain/Split.js"
+import { allocateSplit, type SplitAccount, splitAmountStep } from "../../src/domain/Split.js"
+import { type SettlementAccounts, validateSettlementAccounts } from "../../src/rfq/SplitRules.js"
 
 const MAX_ACCOUNTS = 6
 /** Percentages have at most 2 decimals here; they are generated in hundredths of a percent. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { LegMarket, QuoteCandidate, RfqState } from "../../src/rfq/QuoteRules.js"
+import type { LegMarket, QuoteCandidate } from "../../src/rfq/QuoteRules.js"
 import {
   type RfqEvent,
   type RfqSnapshot,
@@ -9,7 +9,7 @@ import {
   stateOf,
   step
 } from "../../src/rfq/RfqMachine.js"
-import type { Caller, QuoteRecord, RfqRecord, TradeRecord } from "../../src/rfq/RfqRecord.js"
+import type { Caller, QuoteRecord, RfqRecord, RfqState, TradeRecord } from "../../src/rfq/RfqRecord.js"
 
 const taker: Caller = { deskId: 1, userId: 1, roles: ["trader"] }
 const maker: Caller = { deskId: 2, userId: 2, roles: ["trader"], makerId: "maker-1" }

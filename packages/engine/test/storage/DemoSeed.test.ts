@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { SecretBox, SecretBoxLive } from "../../src/security/SecretBox.js"
-import { seedDemoData } from "../../src/storage/DemoSeed.js"
+import { demoClientLogins, seedDemoData } from "../../src/storage/DemoSeed.js"
 import type { AccountRegistration } from "../../src/venues/VenueAccounts.js"
 import { testDatabases } from "../support/TestDatabases.js"
 
@@ -230,6 +230,21 @@ describe.each(testDatabases)("seedDemoData on $name", (db) => {
           counterparties: 12
         })
       })
+    )
+  })
+})
+
+describe("demoClientLogins", () => {
+  it("lists the contract's demo clients with their secrets, the taker's first", () => {
+    assert.deepStrictEqual(
+      demoClientLogins.map((c) => `${c.clientId} / ${c.clientSecret}`),
+      [
+        "demo-taker / demo-taker-secret",
+        "demo-viewer / demo-viewer-secret",
+        "demo-maker-1 / demo-maker-1-secret",
+        "demo-maker-2 / demo-maker-2-secret",
+        "demo-maker-3 / demo-maker-3-secret"
+      ]
     )
   })
 })

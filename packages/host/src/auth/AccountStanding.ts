@@ -1,6 +1,11 @@
-import { type ApiError, apiError } from "@rfq/engine"
+import {
+  type AccountStatus,
+  type ApiError,
+  apiError,
+  type StatusKey,
+  type UserAccountsService
+} from "@rfq/engine"
 import { Effect } from "effect"
-import type { AccountStatus, AuthStoreService, StatusKey } from "./AuthStore.js"
 import { BoundedCache } from "./BoundedCache.js"
 
 /**
@@ -42,7 +47,7 @@ export class AccountStanding {
   private readonly entries: BoundedCache<string, Entry>
 
   constructor(
-    private readonly store: Pick<AuthStoreService, "accountStatus" | "accountStatuses">,
+    private readonly accounts: Pick<UserAccountsService, "accountStatus" | "accountStatuses">,
     private readonly cacheMillis: number,
     cacheSize: number
   ) {
@@ -66,7 +71,7 @@ export class AccountStanding {
   status(key: StatusKey, now: number): Effect.Effect<AccountStatus> {
     const cached = this.cached(key, now)
     if (cached !== undefined) return Effect.succeed(cached)
-    return Effect.tap(this.store.accountStatus(key.userId, key.clientId, key.family), (status) =>
+    return Effect.tap(this.accounts.accountStatus(key.userId, key.clientId, key.family), (status) =>
       this.remember(key, status, now)
     )
   }
@@ -80,7 +85,7 @@ export class AccountStanding {
     const distinct = new Map<string, StatusKey>()
     for (const key of keys) distinct.set(statusKeyText(key), key)
     const unique = [...distinct.values()]
-    return Effect.map(this.store.accountStatuses(unique), (statuses) => {
+    return Effect.map(this.accounts.accountStatuses(unique), (statuses) => {
       const byKey = new Map<string, AccountStatus>()
       unique.forEach((key, i) => {
         const status = statuses[i]!

@@ -1,13 +1,16 @@
-import { type ApiError, AuthRequest, apiError, decodeRequestEither, OAuthTokenRequest } from "@rfq/engine"
+import {
+  API_ACCESS_TOKEN_SECONDS,
+  type ApiError,
+  AuthRequest,
+  apiError,
+  decodeRequestEither,
+  OAUTH_ACCESS_TOKEN_SECONDS,
+  OAuthTokenRequest
+} from "@rfq/engine"
 import { Clock, Effect, Either } from "effect"
 import { rateLimitHeaders } from "../RateLimiter.js"
 import { type Route, type RouteRequest, type RouteResponse, route } from "../Router.js"
-import {
-  API_ACCESS_TOKEN_SECONDS,
-  Auth,
-  OAUTH_ACCESS_TOKEN_SECONDS,
-  type TokenResponse
-} from "./AuthService.js"
+import { Auth, type TokenResponse } from "./AuthService.js"
 import { LoginThrottled } from "./LoginThrottle.js"
 import {
   mediaType,

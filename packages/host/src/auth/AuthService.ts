@@ -1,22 +1,14 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { ApiError } from "@rfq/engine"
+import { type AccessTokenLifetime, type ApiError, UserAccounts, UserAccountsLive } from "@rfq/engine"
 import { Clock, Context, Effect, Either, Layer, Redacted } from "effect"
-import { type Access, requireRole } from "./Access.js"
 import { AccountStanding, refusalOf } from "./AccountStanding.js"
-import { AuthStore, AuthStoreLive } from "./AuthStore.js"
 import { parseBearerToken } from "./BearerToken.js"
 import { LoginThrottle, type LoginThrottled, type LoginThrottleOptions } from "./LoginThrottle.js"
 import { defaultScryptParams, makeDummyHash, type ScryptParams } from "./SecretHash.js"
-import { type AccessTokenLifetime, makeGrants, type TokenResponse } from "./TokenGrants.js"
+import { makeGrants, type TokenResponse } from "./TokenGrants.js"
 import { type AuthenticatedCaller, Tokens } from "./Tokens.js"
 
-export {
-  type AccessTokenLifetime,
-  API_ACCESS_TOKEN_SECONDS,
-  OAUTH_ACCESS_TOKEN_SECONDS,
-  REFRESH_TOKEN_SECONDS,
-  type TokenResponse
-} from "./TokenGrants.js"
+export type { TokenResponse } from "./TokenGrants.js"
 
 export interface AuthService {
   /**
@@ -61,7 +53,6 @@ export interface AuthService {
   ) => AuthenticatedCaller | undefined
   /** The caller of a bare access token (WebSocket `auth` with `{token}`), by the same rules. */
   readonly verifyToken: (token: string) => Effect.Effect<AuthenticatedCaller, ApiError>
-  readonly requireRole: (caller: AuthenticatedCaller, access: Access) => Effect.Effect<void, ApiError>
   /**
    * Whether the holder of a token verified earlier may still act, by the status cache alone:
    * `undefined` when allowed, the refusal when known refused, `"unknown"` when not cached (then
@@ -110,21 +101,21 @@ export interface AuthOptions {
 export const DEFAULT_STATUS_CACHE_MILLIS = 5_000
 const DEFAULT_STATUS_CACHE_SIZE = 10_000
 
-export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never, AuthStore> =>
+export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never, UserAccounts> =>
   Effect.gen(function* () {
-    const store = yield* AuthStore
+    const accounts = yield* UserAccounts
     const secret = Redacted.isRedacted(options.jwtSecret)
       ? Redacted.value(options.jwtSecret)
       : options.jwtSecret
     const tokens = new Tokens({ secret, verifiedCacheSize: options.verifiedCacheSize })
     const standing = new AccountStanding(
-      store,
+      accounts,
       options.statusCacheMillis ?? DEFAULT_STATUS_CACHE_MILLIS,
       options.statusCacheSize ?? DEFAULT_STATUS_CACHE_SIZE
     )
 
     const { clientCredentials, refresh } = makeGrants({
-      store,
+      accounts,
       tokens,
       standing,
       throttle: new LoginThrottle(options.loginThrottle),
@@ -193,17 +184,16 @@ export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never
       authenticate,
       knownCaller: knownHeaderCaller,
       verifyToken,
-      requireRole: (caller, access) => requireRole(caller, access),
       cachedStanding,
       checkStanding,
       recheckStanding,
       purgeExpiredRefreshTokens: Effect.flatMap(
         Clock.currentTimeMillis,
-        store.deleteExpiredRefreshTokens
+        accounts.deleteExpiredRefreshTokens
       ).pipe(Effect.withSpan("Auth.purgeExpiredRefreshTokens"))
     } satisfies AuthService
   })
 
-/** The `Auth` service with its SQL store; needs a migrated `SqlClient`. */
+/** The `Auth` service over the engine's `UserAccounts` in SQL; needs a migrated `SqlClient`. */
 export const AuthLive = (options: AuthOptions): Layer.Layer<Auth, never, SqlClient.SqlClient> =>
-  Layer.effect(Auth, makeAuth(options)).pipe(Layer.provide(AuthStoreLive))
+  Layer.effect(Auth, makeAuth(options)).pipe(Layer.provide(UserAccountsLive))

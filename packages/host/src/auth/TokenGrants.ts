@@ -1,23 +1,23 @@
-import { apiError } from "@rfq/engine"
+import {
+  type AccessTokenLifetime,
+  apiError,
+  type ClientAccount,
+  OAUTH_ACCESS_TOKEN_SECONDS,
+  REFRESH_TOKEN_SECONDS,
+  type UserAccountsService
+} from "@rfq/engine"
 import { Clock, Effect, Exit, Option } from "effect"
 import type { AccountStanding } from "./AccountStanding.js"
-import type { AuthStoreService, ClientAccount } from "./AuthStore.js"
 import { type LoginThrottle, LoginThrottled } from "./LoginThrottle.js"
 import { verifySecret } from "./SecretHash.js"
-import { randomId, type Tokens } from "./Tokens.js"
+import type { Tokens } from "./Tokens.js"
 
 /**
  * The two grants that issue tokens: client credentials (with or without a refresh family) and the
- * refresh grant. Part of `Auth` (AuthService.ts); here because they are its whole write path.
+ * refresh grant. Part of `Auth` (AuthService.ts); here because they are its whole write path. The
+ * lifetimes and the refresh-token rows (one-time use, replay revoking the family) are the engine's
+ * `UserAccounts`; here the tokens are signed and the host's status cache told.
  */
-
-/** `POST /oauth/token` access tokens (spec: identity provider flow). */
-export const OAUTH_ACCESS_TOKEN_SECONDS = 300
-/** `POST /v1/auth` and WebSocket `auth` with client credentials (spec: quickstart flow). */
-export const API_ACCESS_TOKEN_SECONDS = 3600
-export const REFRESH_TOKEN_SECONDS = 1800
-
-export type AccessTokenLifetime = typeof OAUTH_ACCESS_TOKEN_SECONDS | typeof API_ACCESS_TOKEN_SECONDS
 
 /** The body of a successful token request (RFC 6749 §5.1 names). */
 export interface TokenResponse {
@@ -28,12 +28,8 @@ export interface TokenResponse {
   readonly refresh_expires_in?: number
 }
 
-/** The expiry a token signed at `now` gets (JWT times are whole seconds), unix ms. */
-const expiryOf = (now: number, lifetimeSeconds: number): number =>
-  (Math.floor(now / 1000) + lifetimeSeconds) * 1000
-
 export interface GrantDependencies {
-  readonly store: AuthStoreService
+  readonly accounts: Pick<UserAccountsService, "clientAccount" | "startRefreshFamily" | "rotateRefreshToken">
   readonly tokens: Tokens
   readonly standing: AccountStanding
   readonly throttle: LoginThrottle
@@ -43,7 +39,7 @@ export interface GrantDependencies {
 }
 
 export const makeGrants = ({
-  store,
+  accounts,
   tokens,
   standing,
   throttle,
@@ -62,7 +58,7 @@ export const makeGrants = ({
       if (attempt instanceof LoginThrottled) return yield* Effect.fail(attempt)
       let verdict = false
       return yield* Effect.gen(function* () {
-        const account = yield* store.clientAccount(clientId)
+        const account = yield* accounts.clientAccount(clientId)
         const hash = Option.match(account, { onNone: () => dummyHash, onSome: (a) => a.secretHash })
         const matches = yield* verifySecret(clientSecret, hash)
         const ok = Option.isSome(account) && matches
@@ -131,22 +127,9 @@ export const makeGrants = ({
         expires_in: lifetime
       } satisfies TokenResponse
     }
-    const family = randomId()
-    const jti = randomId()
-    yield* store.insertRefreshToken({
-      jti,
-      family,
-      userId: account.userId,
-      clientId: account.clientId,
-      createdAt: now,
-      expiresAt: expiryOf(now, REFRESH_TOKEN_SECONDS)
-    })
-    const access = yield* issue(account, readAt, now, lifetime, family)
-    const refreshToken = yield* tokens.signRefresh(
-      { jti, family, userId: account.userId, clientId: account.clientId },
-      now,
-      REFRESH_TOKEN_SECONDS
-    )
+    const first = yield* accounts.startRefreshFamily(account, now)
+    const access = yield* issue(account, readAt, now, lifetime, first.family)
+    const refreshToken = yield* tokens.signRefresh(first, now, REFRESH_TOKEN_SECONDS)
     return {
       access_token: access.token,
       token_type: "Bearer",
@@ -165,7 +148,7 @@ export const makeGrants = ({
     const readAt = yield* Clock.currentTimeMillis
     const account =
       clientSecret === undefined
-        ? yield* Effect.flatMap(store.clientAccount(clientId), (found) =>
+        ? yield* Effect.flatMap(accounts.clientAccount(clientId), (found) =>
             Option.match(found, {
               onNone: () => Effect.fail(apiError("invalidClientId")),
               onSome: Effect.succeed
@@ -179,8 +162,7 @@ export const makeGrants = ({
       return yield* Effect.fail(apiError("tokenExpiredOrInvalid"))
     }
     yield* requireActive(account)
-    const next = { jti: randomId(), createdAt: now, expiresAt: expiryOf(now, REFRESH_TOKEN_SECONDS) }
-    const outcome = yield* store.rotateRefreshToken(presented.jti, next, now)
+    const outcome = yield* accounts.rotateRefreshToken(presented.jti, now)
     switch (outcome._tag) {
       case "Rotated":
         break
@@ -199,12 +181,8 @@ export const makeGrants = ({
       case "Unknown":
         return yield* Effect.fail(apiError("tokenExpiredOrInvalid"))
     }
-    const access = yield* issue(account, readAt, now, OAUTH_ACCESS_TOKEN_SECONDS, outcome.family)
-    const successor = yield* tokens.signRefresh(
-      { jti: next.jti, family: outcome.family, userId: account.userId, clientId: account.clientId },
-      now,
-      REFRESH_TOKEN_SECONDS
-    )
+    const access = yield* issue(account, readAt, now, OAUTH_ACCESS_TOKEN_SECONDS, outcome.next.family)
+    const successor = yield* tokens.signRefresh(outcome.next, now, REFRESH_TOKEN_SECONDS)
     return {
       access_token: access.token,
       token_type: "Bearer",

@@ -1,7 +1,7 @@
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../JsonDepth.js"
 import { Buffer } from "node:buffer"
 import { type ApiError, apiError, type OAuthErrorCode } from "@rfq/engine"
 import { Either } from "effect"
+import { type JsonObjectRules, MAX_JSON_DEPTH, parseJsonObject } from "../JsonBody.js"
 import type { RouteResponse } from "../Router.js"
 
 /**
@@ -86,24 +86,19 @@ export const parseFormBody = (body: Uint8Array): Either.Either<Record<string, st
     return Either.right(Object.fromEntries([...fields].filter(([, value]) => value !== "")))
   })
 
-/** A JSON body that must be an object. */
+const tokenBodyRules: JsonObjectRules = {
+  emptyIsObject: false,
+  reasons: {
+    notUtf8: "the body is not valid UTF-8",
+    tooDeep: `the body is nested deeper than ${MAX_JSON_DEPTH} levels`,
+    malformed: "the body is not valid JSON",
+    notAnObject: "the body must be a JSON object"
+  }
+}
+
+/** A JSON body that must be an object, with this endpoint's wording of each refusal. */
 export const parseJsonObjectBody = (body: Uint8Array): Either.Either<Record<string, unknown>, ApiError> =>
-  Either.flatMap(decodeUtf8(body), (text) => {
-    if (nestedDeeperThan(text)) {
-      return Either.left(
-        apiError("invalidRequest", `the body is nested deeper than ${MAX_JSON_DEPTH} levels`)
-      )
-    }
-    let value: unknown
-    try {
-      value = JSON.parse(text)
-    } catch {
-      return Either.left(apiError("invalidRequest", "the body is not valid JSON"))
-    }
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Either.right(value as Record<string, unknown>)
-      : Either.left(apiError("invalidRequest", "the body must be a JSON object"))
-  })
+  parseJsonObject(body, tokenBodyRules)
 
 /** The media type of a `content-type` header, lower case, without parameters. */
 export const mediaType = (contentType: string | undefined): string | undefined => {

@@ -14,6 +14,9 @@ import { BoundedCache } from "./BoundedCache.js"
  * - not a token we signed, or expired: `authorisation token expired or not valid`;
  * - signed by us but its claims are missing, malformed or meant for something else (wrong issuer
  *   or audience, a refresh token where an access token belongs): `invalid token claims`.
+ *
+ * Over 300 lines on purpose: signing, verification and the verified-token cache share one claim
+ * schema and must change together.
  */
 
 export const TOKEN_ISSUER = "rfq-service"
@@ -105,7 +108,7 @@ const decodeRefreshPayload = Schema.decodeUnknownEither(RefreshPayload)
 
 const requiredClaims = ["iss", "aud", "sub", "jti", "iat", "exp", "typ"]
 
-/** 128 random bits, URL-safe: token ids and refresh-token families. */
+/** 128 random bits, URL-safe: access-token ids (the engine's `UserAccounts` makes refresh-token ids). */
 export const randomId = (): string => randomBytes(16).toString("base64url")
 
 const seconds = (millis: number): number => Math.floor(millis / 1000)

@@ -1,9 +1,10 @@
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../JsonDepth.js"
-import type { ApiError } from "@rfq/engine"
+import { Either } from "effect"
+import { MAX_JSON_DEPTH, parseJson } from "../JsonBody.js"
 
 /**
  * JSON-RPC 2.0 framing for the WebSocket session: parsing a text frame into calls, and building
- * replies and notifications. Pure; the session decides what each call does.
+ * replies and notifications. Pure; the session decides what each call does, and `ErrorTable.ts`
+ * what a failed call answers.
  *
  * Every reply repeats the `method` of its request (spec: "The reply repeats the method of the
  * request") when the request named one.
@@ -90,15 +91,13 @@ const entryOf = (value: unknown): RpcEntry => {
 
 /** Parses one text frame. Never throws. */
 export const parseFrame = (text: string, maxBatch: number = DEFAULT_MAX_BATCH): RpcFrame => {
-  if (nestedDeeperThan(text)) {
-    return { _tag: "Rejected", error: invalidRequest(`nested deeper than ${MAX_JSON_DEPTH} levels`) }
+  const parsed = parseJson(text)
+  if (Either.isLeft(parsed)) {
+    return parsed.left === "tooDeep"
+      ? { _tag: "Rejected", error: invalidRequest(`nested deeper than ${MAX_JSON_DEPTH} levels`) }
+      : { _tag: "Rejected", error: { code: RpcCode.parseError, message: "Parse error" } }
   }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return { _tag: "Rejected", error: { code: RpcCode.parseError, message: "Parse error" } }
-  }
+  const value = parsed.right
   if (!Array.isArray(value)) return { _tag: "Single", entry: entryOf(value) }
   if (value.length === 0) return { _tag: "Rejected", error: invalidRequest("a batch must not be empty") }
   if (value.length > maxBatch) {
@@ -134,41 +133,6 @@ export const resultReply = (id: RpcId, method: string, result: unknown): RpcRepl
 export const errorReply = (id: RpcId, method: string | undefined, error: RpcError): RpcReply =>
   method === undefined ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, method, error }
 
-/** The contract's mapping of an HTTP status to a JSON-RPC code. */
-export const rpcCodeOfStatus = (status: number): number => {
-  switch (status) {
-    case 400:
-      return RpcCode.invalidParams
-    case 401:
-      return RpcCode.unauthorized
-    case 403:
-      return RpcCode.forbidden
-    case 404:
-      return RpcCode.notFound
-    default:
-      return RpcCode.internalError
-  }
-}
-
-/** An operation's error as JSON-RPC: the REST message, with `data {status, reason}` (reason always an array). */
-export const rpcErrorOf = (error: ApiError): RpcError => ({
-  code: rpcCodeOfStatus(error.status),
-  message: error.message,
-  data: { status: error.status, reason: error.reason ?? [] }
-})
-
-export const methodNotFound = (method: string): RpcError => ({
-  code: RpcCode.methodNotFound,
-  message: "Method not found",
-  data: { reason: [`unknown method ${JSON.stringify(method)}`] }
-})
-
-export const authenticationRequired: RpcError = {
-  code: RpcCode.unauthorized,
-  message: "authentication required",
-  data: { status: 401, reason: [] }
-}
-
 /**
  * A duration in Go's notation (`1m0s`, `30s`, `1h0m0s`, `1.5s`), the spec's form for the rate-limit
  * `window`.
@@ -184,13 +148,6 @@ export const goDuration = (ms: number): string => {
   return `${seconds}s`
 }
 
-export const rateLimitExceeded = (limit: number, windowMs: number, reset: number): RpcError => ({
-  code: RpcCode.internalError,
-  message: "Rate limit exceeded",
-  data: { limit, window: goDuration(windowMs), reset }
-})
-
-/** The live-channel notification of the contract. */
 /**
  * The text of `subscriptionNotification(channel, seq, data)` given the data's JSON text: what one
  * event costs per session when many sessions share its rendering.
@@ -198,6 +155,7 @@ export const rateLimitExceeded = (limit: number, windowMs: number, reset: number
 export const subscriptionNotificationText = (channel: string, seq: number, dataJson: string): string =>
   `{"jsonrpc":"2.0","method":"v1/subscription","params":{"channel":${JSON.stringify(channel)},"seq":${seq},"data":${dataJson}}}`
 
+/** The live-channel notification of the contract. */
 export const subscriptionNotification = (channel: string, seq: number, data: unknown) => ({
   jsonrpc: "2.0" as const,
   method: "v1/subscription",

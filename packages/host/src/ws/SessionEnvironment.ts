@@ -22,7 +22,7 @@ export interface SessionTransport {
 export interface SessionEnvironment {
   readonly auth: Pick<
     AuthService,
-    "verifyToken" | "clientCredentials" | "refresh" | "requireRole" | "cachedStanding" | "checkStanding"
+    "verifyToken" | "clientCredentials" | "refresh" | "cachedStanding" | "checkStanding"
   >
   readonly engine: EngineService
   /** The shared operation table by JSON-RPC method name. */

@@ -1,18 +1,36 @@
 import {
+  API_ACCESS_TOKEN_SECONDS,
   type ApiError,
   apiError,
-  decodeRequest,
+  decodeRequestEither,
   isApiError,
   WsAuthParams,
-  WsAuthRefreshParams
+  WsAuthRefreshParams,
+  withRequestBudget
 } from "@rfq/engine"
-import { Effect, Schema } from "effect"
-import { API_ACCESS_TOKEN_SECONDS } from "../auth/AuthService.js"
-import { LoginThrottled } from "../auth/LoginThrottle.js"
+import { Effect, Either, Schema } from "effect"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
+import { runCall, runOperation } from "../CallPipeline.js"
+import {
+  answerOfCause,
+  authenticationRequired,
+  methodNotFound,
+  rateLimitExceeded,
+  type RpcRefusal,
+  rpcErrorOfRefusal
+} from "../ErrorTable.js"
 import { type ChannelSubscription, ChannelsParams, parseChannel } from "./Channels.js"
-import { authenticationRequired, type RpcError, rateLimitExceeded, rpcErrorOf } from "./JsonRpc.js"
+import { errorReply, type RpcCall, type RpcReply, resultReply } from "./JsonRpc.js"
 import type { SessionEnvironment } from "./SessionEnvironment.js"
+
+/**
+ * The session's method dispatch: the call pipeline (`CallPipeline.ts`) for JSON-RPC. Every call
+ * but `heartbeat` and `auth` needs the session authenticated and its token still standing, then
+ * counts against the user's rate limit (`auth/refresh` excepted), then runs its method: `auth`,
+ * `auth/refresh`, the channel methods, `v1/cancel-on-disconnect`, or an operation of the shared
+ * table (same access rules, schemas and messages as REST). Failures are answered from
+ * `ErrorTable.ts`.
+ */
 
 /** What the methods may see and change of their session. */
 export interface MethodContext {
@@ -26,49 +44,44 @@ export interface MethodContext {
   /** Tells the session its subscriptions changed. */
   readonly subscribed: () => void
   readonly cancelOnDisconnect: (enabled: boolean) => void
+  /** The refusal that found the session's token revoked; nothing more runs once it is set. */
+  readonly revoked: () => ApiError | undefined
+  readonly markRevoked: (refusal: ApiError) => void
 }
 
-export type Method = (params: unknown) => Effect.Effect<unknown, RpcError>
+export interface SessionMethods {
+  /** Whether the method needs no authentication (and is not rate limited). */
+  readonly isOpen: (method: string) => boolean
+  /** The reply to one call received at `receivedAt` (`undefined` for a notification). */
+  readonly reply: (call: RpcCall, now: number, receivedAt: number) => Effect.Effect<RpcReply | undefined>
+}
+
+type Method = (params: unknown, caller: AuthenticatedCaller) => Effect.Effect<unknown, RpcRefusal>
+
+/** Rate-limit exemption of the spec besides the open methods. */
+const UNLIMITED_METHODS = new Set(["auth/refresh"])
 
 const CancelOnDisconnectParams = Schema.Struct({ enabled: Schema.Boolean })
 
 /** JSON-RPC params are by name here: absent means `{}`, a positional array is refused. */
-const paramsObject = (params: unknown): Effect.Effect<unknown, ApiError> =>
+const paramsObject = (params: unknown): Either.Either<unknown, ApiError> =>
   params === undefined
-    ? Effect.succeed({})
+    ? Either.right({})
     : Array.isArray(params)
-      ? Effect.fail(apiError("invalidRequest", "params: must be an object (parameters by name)"))
-      : Effect.succeed(params)
+      ? Either.left(apiError("invalidRequest", "params: must be an object (parameters by name)"))
+      : Either.right(params)
 
 const decodeParams = <A, I>(schema: Schema.Schema<A, I>, params: unknown) =>
-  Effect.flatMap(paramsObject(params), (value) => decodeRequest(schema, value))
-
-/** Too many failed secret checks: the spec's rate-limit error, with the login limit's numbers. */
-const toRpcError = (error: ApiError | RpcError | LoginThrottled): RpcError =>
-  isApiError(error)
-    ? rpcErrorOf(error)
-    : error instanceof LoginThrottled
-      ? rateLimitExceeded(error.decision.limit, error.windowMs, error.decision.reset)
-      : error
+  Either.flatMap(paramsObject(params), (value) => decodeRequestEither(schema, value))
 
 const anotherUser = apiError(
   "invalidRequest",
   "the session is authenticated as another user; open a new connection to change users"
 )
 
-/**
- * The session's methods besides `heartbeat`: `auth`, `auth/refresh`, the channel methods,
- * `v1/cancel-on-disconnect`, and every operation of the shared table (same access rules, schemas
- * and messages as REST). The session checks authentication and the rate limit before calling.
- */
-export const sessionMethods = (context: MethodContext): ReadonlyMap<string, Method> => {
+export const sessionMethods = (context: MethodContext): SessionMethods => {
   const { env } = context
   const { auth } = env
-
-  const currentCaller = Effect.suspend(() => {
-    const caller = context.caller()
-    return caller === undefined ? Effect.fail(authenticationRequired) : Effect.succeed(caller)
-  })
 
   /** A session belongs to one user; a token of the same user renews it. */
   const adoptSameUser = (next: AuthenticatedCaller) =>
@@ -98,9 +111,8 @@ export const sessionMethods = (context: MethodContext): ReadonlyMap<string, Meth
       return { success: true, token: issued.access_token }
     })
 
-  const refresh = (params: unknown) =>
+  const refresh: Method = (params, caller) =>
     Effect.gen(function* () {
-      const caller = yield* currentCaller
       const request = yield* decodeParams(WsAuthRefreshParams, params)
       if ("refreshToken" in request) {
         // The session has proven its client, so the secret is not asked again (Auth.refresh).
@@ -120,51 +132,113 @@ export const sessionMethods = (context: MethodContext): ReadonlyMap<string, Meth
       return { success: true, expiresAt: next.tokenExpiresAt }
     })
 
-  const channels = (status: "subscribed" | "unsubscribed") => (params: unknown) =>
-    Effect.gen(function* () {
-      yield* auth.requireRole(yield* currentCaller, "read")
-      const request = yield* decodeParams(ChannelsParams, params)
-      const names = [...new Set(request.channels)]
-      for (const name of names) {
-        const subscription = parseChannel(name)
-        if (subscription === undefined) continue
-        if (status === "subscribed") context.subscriptions.set(name, subscription)
-        else context.subscriptions.delete(name)
-      }
-      context.subscribed()
-      return { status, channels: names }
-    })
+  const channels =
+    (status: "subscribed" | "unsubscribed"): Method =>
+    (params, caller) =>
+      runCall(
+        caller,
+        "read",
+        ChannelsParams,
+        () => paramsObject(params),
+        (request) =>
+          Effect.sync(() => {
+            const names = [...new Set(request.channels)]
+            for (const name of names) {
+              const subscription = parseChannel(name)
+              if (subscription === undefined) continue
+              if (status === "subscribed") context.subscriptions.set(name, subscription)
+              else context.subscriptions.delete(name)
+            }
+            context.subscribed()
+            return { status, channels: names }
+          })
+      )
 
-  const cancelOnDisconnect = (params: unknown) =>
-    Effect.gen(function* () {
-      yield* auth.requireRole(yield* currentCaller, "write")
-      const { enabled } = yield* decodeParams(CancelOnDisconnectParams, params)
-      context.cancelOnDisconnect(enabled)
-      return { enabled }
-    })
+  const cancelOnDisconnect: Method = (params, caller) =>
+    runCall(
+      caller,
+      "write",
+      CancelOnDisconnectParams,
+      () => paramsObject(params),
+      ({ enabled }) =>
+        Effect.sync(() => {
+          context.cancelOnDisconnect(enabled)
+          return { enabled }
+        })
+    )
 
-  const methods = new Map<
-    string,
-    (params: unknown) => Effect.Effect<unknown, ApiError | RpcError | LoginThrottled>
-  >([
-    ["auth", authenticate],
+  const methods = new Map<string, Method>([
     ["auth/refresh", refresh],
     ["v1/subscribe", channels("subscribed")],
     ["v1/unsubscribe", channels("unsubscribed")],
     ["v1/cancel-on-disconnect", cancelOnDisconnect]
   ])
   for (const [name, op] of env.operations) {
-    if (methods.has(name)) continue
-    methods.set(name, (params) =>
-      Effect.gen(function* () {
-        const caller = yield* currentCaller
-        yield* auth.requireRole(caller, op.access)
-        const input = yield* decodeParams(op.input, params)
-        return yield* op.run(env.engine, caller, input)
-      })
-    )
+    if (name === "auth" || methods.has(name)) continue
+    methods.set(name, (params, caller) => runOperation(op, env.engine, caller, () => paramsObject(params)))
   }
-  return new Map(
-    [...methods].map(([name, method]) => [name, (params) => Effect.mapError(method(params), toRpcError)])
-  )
+  const isOpen = (method: string) => method === "auth" || method === "heartbeat"
+
+  /** Authenticate → rate limit → method; the outcome of one call, or what refused it. */
+  const dispatch = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<unknown, RpcRefusal> => {
+    // Spec: the time the heartbeat was received, even if calls queued before it took a while.
+    if (call.method === "heartbeat") return Effect.succeed({ time: receivedAt })
+    // Found revoked earlier in this frame: nothing more runs, `auth` included; 4003 follows.
+    const revoked = context.revoked()
+    if (revoked !== undefined) return Effect.fail(revoked)
+    if (call.method === "auth") return authenticate(call.params)
+    const method = methods.get(call.method)
+    const caller = context.caller()
+    if (caller === undefined)
+      return Effect.fail(method === undefined ? methodNotFound(call.method) : authenticationRequired)
+    const proceed = (): Effect.Effect<unknown, RpcRefusal> => {
+      // Every message of a user counts, a call of an unknown method included.
+      if (!UNLIMITED_METHODS.has(call.method)) {
+        const decision = env.limiter.take(`user:${caller.userId}`, now)
+        if (!decision.allowed) {
+          return Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
+        }
+      }
+      return method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params, caller)
+    }
+    // The token still stands (client and user active, family not revoked), by the status cache
+    // that REST uses: the session never acts on a token REST refuses.
+    const standing = auth.cachedStanding(caller, now)
+    if (standing === undefined) return proceed()
+    const check = standing === "unknown" ? auth.checkStanding(caller) : Effect.fail(standing)
+    return Effect.matchEffect(check, {
+      onFailure: (refusal) => {
+        context.markRevoked(refusal)
+        return Effect.fail(refusal)
+      },
+      onSuccess: proceed
+    })
+  }
+
+  const reply = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<RpcReply | undefined> =>
+    // One database budget per call, like a REST request.
+    withRequestBudget(dispatch(call, now, receivedAt)).pipe(
+      Effect.either,
+      Effect.catchAllCause((cause) =>
+        answerOfCause(cause, isApiError, "JSON-RPC call failed").pipe(
+          Effect.annotateLogs({ method: call.method }),
+          Effect.map(Either.left)
+        )
+      ),
+      Effect.map((outcome) =>
+        call.id === undefined
+          ? undefined
+          : Either.isRight(outcome)
+            ? resultReply(call.id, call.method, outcome.right)
+            : errorReply(call.id, call.method, rpcErrorOfRefusal(outcome.left))
+      ),
+      // No stack capture per call: spans here are for timing, and the capture dominated the cost.
+      // An unknown method gets one span name, so a client cannot mint span names at will.
+      Effect.withSpan(
+        isOpen(call.method) || methods.has(call.method) ? `RPC ${call.method}` : "RPC (unknown method)",
+        { captureStackTrace: false }
+      )
+    )
+
+  return { isOpen, reply }
 }

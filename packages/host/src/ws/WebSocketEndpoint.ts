@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer"
 import { type Caller, Engine, Events } from "@rfq/engine"
-import { Duration, Effect, Fiber, Runtime, type Scope } from "effect"
+import { Duration, Effect, FiberSet, Runtime, Scope } from "effect"
 import uWS from "uWebSockets.js"
 import { Auth } from "../auth/AuthService.js"
 import type { HostConfig } from "../Config.js"
@@ -111,7 +111,11 @@ export const attachWebSocket = (
 
     const sockets = new Set<uWS.WebSocket<SocketData>>()
     const closeCodes = new Map<number, number>()
-    const closing = new Set<Fiber.RuntimeFiber<void>>()
+    // The sessions winding up. The set is not tied to this scope: its finalizer would wait,
+    // without a bound, for a wind-up (uninterruptible) that does not end; shutdown waits for them
+    // `closeTimeout` at most instead.
+    const closing = yield* FiberSet.make<void, never>().pipe(Scope.extend(yield* Scope.make()))
+    const runClosing = yield* FiberSet.runtime(closing)<never>()
     let shuttingDown = false
 
     // Whatever ends a token or a client ends its open sessions too (4003), idle ones included.
@@ -237,9 +241,7 @@ export const attachWebSocket = (
             )
           )
           if (data.session === undefined) return
-          const fiber = runFork(data.session.closed)
-          closing.add(fiber)
-          fiber.addObserver(() => closing.delete(fiber))
+          runClosing(data.session.closed)
         } catch (error) {
           logDefect("close", error)
         }
@@ -251,7 +253,7 @@ export const attachWebSocket = (
       Effect.gen(function* () {
         shuttingDown = true
         for (const ws of [...sockets]) endSocket(ws, CloseCode.goingAway, "server shutting down")
-        yield* Fiber.awaitAll([...closing]).pipe(
+        yield* FiberSet.awaitEmpty(closing).pipe(
           Effect.timeout(options.closeTimeout ?? Duration.seconds(10)),
           Effect.catchAll(() => Effect.logWarning("WebSocket sessions did not wind up in time")),
           Effect.asVoid

@@ -1,8 +1,8 @@
+import type { AccountStatus } from "@rfq/engine"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, TestClock } from "effect"
 import { AccountStanding } from "../../src/auth/AccountStanding.js"
 import { Auth, AuthLive, DEFAULT_STATUS_CACHE_MILLIS } from "../../src/auth/AuthService.js"
-import type { AccountStatus } from "../../src/auth/AuthStore.js"
 import {
   databaseTimeout,
   jwtSecret,

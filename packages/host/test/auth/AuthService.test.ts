@@ -1,11 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
+import { REFRESH_TOKEN_SECONDS, requireRole } from "@rfq/engine"
 import { Clock, Effect, Either, Exit, Layer, TestClock } from "effect"
-import {
-  Auth,
-  AuthLive,
-  DEFAULT_STATUS_CACHE_MILLIS,
-  REFRESH_TOKEN_SECONDS
-} from "../../src/auth/AuthService.js"
+import { Auth, AuthLive, DEFAULT_STATUS_CACHE_MILLIS } from "../../src/auth/AuthService.js"
 import {
   databaseTimeout,
   jwtSecret,
@@ -161,9 +157,9 @@ describe.each(testDatabases)("Auth on $name", (db) => {
         const viewer = yield* seedAccount({ roles: ["viewer"] })
         const issued = yield* auth.clientCredentials(viewer.clientId, viewer.clientSecret, 3600, false)
         const caller = yield* auth.authenticate(bearer(issued.access_token))
-        assert.strictEqual(yield* outcome(auth.requireRole(caller, "read")), "accepted")
-        assert.strictEqual(yield* outcome(auth.requireRole(caller, "write")), "insufficient permissions")
-        assert.strictEqual(yield* outcome(auth.requireRole(caller, "account")), "insufficient permissions")
+        assert.strictEqual(yield* outcome(requireRole(caller, "read")), "accepted")
+        assert.strictEqual(yield* outcome(requireRole(caller, "write")), "insufficient permissions")
+        assert.strictEqual(yield* outcome(requireRole(caller, "account")), "insufficient permissions")
       })
     )
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { ClientAccount, UserAccountsService } from "@rfq/engine"
 import { Effect, Either, Fiber, Option, TestClock } from "effect"
 import type { AccountStanding } from "../../src/auth/AccountStanding.js"
-import type { AuthStoreService, ClientAccount } from "../../src/auth/AuthStore.js"
 import { LoginThrottle, LoginThrottled } from "../../src/auth/LoginThrottle.js"
 import { hashSecret, makeDummyHash } from "../../src/auth/SecretHash.js"
 import { makeGrants } from "../../src/auth/TokenGrants.js"
@@ -40,11 +40,11 @@ const setup = Effect.gen(function* () {
         if (database.state === "hangs") return Effect.never
         return Effect.succeed(clientId === account.clientId ? Option.some(account) : Option.none())
       })
-  } as unknown as AuthStoreService
+  } as unknown as UserAccountsService
   const tokens = { signAccess: () => Effect.succeed({ token: "signed" }) } as unknown as Tokens
   const standing = { remember: () => undefined } as unknown as AccountStanding
   const grants = makeGrants({
-    store,
+    accounts: store,
     tokens,
     standing,
     throttle: new LoginThrottle({ perAddress: PER_ADDRESS, perClient: 5 * PER_ADDRESS }),

@@ -3,11 +3,10 @@ import { apiError } from "@rfq/engine"
 import { ConfigProvider, Effect, Either } from "effect"
 import { loadHostConfig } from "../../src/Config.js"
 import fc from "fast-check"
+import { rpcCodeOfStatus, rpcErrorOf } from "../../src/ErrorTable.js"
 import {
   goDuration,
   parseFrame,
-  rpcCodeOfStatus,
-  rpcErrorOf,
   subscriptionNotification,
   subscriptionNotificationText
 } from "../../src/ws/JsonRpc.js"

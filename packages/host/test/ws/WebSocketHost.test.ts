@@ -458,10 +458,12 @@ layer(TestHostLive, { excludeTestServices: true, timeout: "120 seconds" })(
       it.scoped("the rate limit per user, with auth, auth/refresh and heartbeat exempt", () =>
         Effect.gen(function* () {
           const host = yield* TestHost
+          // Wait for a roomy window before connecting: this socket's heartbeat timeout is 1 s, so a
+          // wait after the auth would end the session first.
+          yield* roomyWindow()
           const { access_token } = yield* oauthToken(host.url, "demo-maker-3")
           const client = yield* connect(host.strictWsUrl)
           yield* promise(() => client.result("auth", { token: access_token }))
-          yield* roomyWindow()
           for (let i = 0; i < STRICT.rateLimitPerMinute; i++)
             yield* promise(() => client.result("v1/exchange/maker"))
           const limited = yield* promise(() => client.call("v1/exchange/maker"))

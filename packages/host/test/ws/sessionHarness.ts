@@ -1,6 +1,5 @@
 import { type ApiError, apiError, type Caller, type EngineEvent, type EngineService } from "@rfq/engine"
 import { Clock, Effect, type Option, Queue, Schema } from "effect"
-import { requireRole } from "../../src/auth/Access.js"
 import type { TokenResponse } from "../../src/auth/AuthService.js"
 import type { AuthenticatedCaller } from "../../src/auth/Tokens.js"
 import type { Operation } from "../../src/Operations.js"
@@ -111,8 +110,7 @@ export const fakeAuth: SessionEnvironment["auth"] = {
   refresh: (refreshToken, clientId) =>
     refreshToken === "refresh-1" && clientId === "maker"
       ? Effect.succeed(tokenResponse("token-maker-late", "refresh-2"))
-      : Effect.fail(apiError("tokenExpiredOrInvalid")),
-  requireRole: (caller, access) => requireRole(caller, access)
+      : Effect.fail(apiError("tokenExpiredOrInvalid"))
 }
 
 /** What the fake operations did, in order (to see interruption and cancel-on-disconnect order). */

@@ -1,6 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { StatementDeadlineExceeded } from "@rfq/engine"
-import { isDatabaseUnreachable } from "@rfq/host"
+import { isDatabaseUnreachable, StatementDeadlineExceeded } from "@rfq/engine"
 import { Cause, FiberId } from "effect"
 import { describe, expect, it } from "vitest"
 

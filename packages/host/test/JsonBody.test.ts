@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { parseJsonObjectBody } from "../src/auth/TokenRequests.js"
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../src/JsonDepth.js"
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../src/JsonBody.js"
 import { parseJsonBody } from "../src/RestRoutes.js"
 import { parseFrame } from "../src/ws/JsonRpc.js"
 

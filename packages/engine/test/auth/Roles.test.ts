@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { type Access, mayAccess, requireRole } from "../../src/auth/Access.js"
+import { type Access, mayAccess, requireRole } from "../../src/auth/Roles.js"
 
 const accesses: ReadonlyArray<Access> = ["read", "write", "account"]
 

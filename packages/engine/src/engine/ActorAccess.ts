@@ -1,0 +1,151 @@
+import { Clock, Context, Effect, Layer, Option } from "effect"
+import type { AccountStore } from "../accounts/AccountStore.js"
+import { type ApiError, apiError } from "../domain/Errors.js"
+import { isPastExpiry } from "../rfq/Expiry.js"
+import { makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
+import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
+import type { RfqEvent } from "../rfq/RfqMachine.js"
+import type { Caller } from "../rfq/RfqRecord.js"
+import { canSee } from "../rfq/Visibility.js"
+import type { Pricing } from "../services/Pricing.js"
+import type { Venues } from "../services/Venues.js"
+import { ActiveQuotes } from "./ActiveQuotes.js"
+import { finishTrade } from "./Settlement.js"
+
+/** What a command's body may use inside an RFQ's mailbox besides the actor. */
+export type ActorServices = AccountStore | Venues | Pricing
+
+/** How soon an RFQ left unsettled (a write in doubt, a settlement cut off) is looked at again. */
+const UNSETTLED_RETRY_MS = 1000
+
+/**
+ * How every command and read reaches an RFQ's actor. Each access runs in the RFQ's mailbox, keeps
+ * the active-quote index in step with the actor, finishes first a settlement an earlier command
+ * left unfinished, and arranges another look at an RFQ it leaves unsettled. That second look runs
+ * on the expiry timer, whose firing is itself an access, so the timer lives here too.
+ */
+export interface ActorAccessService {
+  /** Steps the actor (the caller holds its mailbox) and re-reads its quotes into the index. */
+  readonly step: (actor: RfqActor, event: RfqEvent) => Effect.Effect<boolean>
+  /**
+   * Runs `body` in the RFQ's mailbox (see `RfqActors.withActor`), then re-reads the index: the
+   * mailbox may have expired the RFQ first. An RFQ found settling inside its mailbox is a
+   * settlement a command left unfinished (a write or a venue call that failed, the database
+   * stalled): it is finished first, by the venue's idempotency keys, so no block trade runs twice.
+   * One still unsettled afterwards (in doubt, or settling) is looked at again shortly, whether or
+   * not a client comes back to it.
+   */
+  readonly withActor: <A>(
+    rfqId: number,
+    body: (actor: RfqActor) => Effect.Effect<A, ApiError>
+  ) => Effect.Effect<A, ApiError>
+  /** `withActor` for a caller: `rfq not found` unless the caller may see the RFQ. */
+  readonly visibleActor: <A>(
+    caller: Caller,
+    rfqId: number,
+    body: (actor: RfqActor) => Effect.Effect<A, ApiError, ActorServices>
+  ) => Effect.Effect<A, ApiError>
+  /**
+   * The actor of an RFQ for a read; one past its expiry is expired first, so no read shows it open,
+   * and one in doubt is reloaded first (in its mailbox), so a read never shows an unsettled write.
+   */
+  readonly readActor: (rfqId: number) => Effect.Effect<Option.Option<RfqActor>>
+  /** Settles the trade of an RFQ left settling (the caller holds its mailbox). */
+  readonly finishSettlement: (actor: RfqActor) => Effect.Effect<void>
+  /** Arms the RFQ's expiry: at `expiresAt` its mailbox expires it unless it closed before. */
+  readonly scheduleExpiry: (rfqId: number, expiresAt: number) => Effect.Effect<void>
+}
+
+export class ActorAccess extends Context.Tag("rfq/ActorAccess")<ActorAccess, ActorAccessService>() {}
+
+const make = Effect.gen(function* () {
+  const actors = yield* RfqActors
+  const index = yield* ActiveQuotes
+  const context = yield* Effect.context<ActorServices>()
+  const now = () => Clock.currentTimeMillis
+
+  const reindex = (actor: RfqActor) =>
+    Effect.suspend(() => index.reindex(actor.state.rfq.id, actor.state.quotes))
+
+  const step = (actor: RfqActor, event: RfqEvent) =>
+    Effect.gen(function* () {
+      const changed = yield* actors.commit(actor, event)
+      yield* reindex(actor)
+      return changed
+    })
+
+  const finishSettlement = (actor: RfqActor): Effect.Effect<void> =>
+    actor.value === "settling"
+      ? Effect.gen(function* () {
+          const settled = yield* finishTrade(actor.state, now)
+          if (settled !== undefined)
+            yield* step(actor, { type: "SETTLED", trade: settled, now: yield* now() })
+        }).pipe(Effect.provide(context), Effect.orDie)
+      : Effect.void
+
+  const withActor = <A>(
+    rfqId: number,
+    body: (actor: RfqActor) => Effect.Effect<A, ApiError>
+  ): Effect.Effect<A, ApiError> =>
+    actors
+      .withActor(rfqId, (actor) =>
+        Effect.ensuring(Effect.zipRight(finishSettlement(actor), body(actor)), reindex(actor))
+      )
+      .pipe(
+        Effect.ensuring(Effect.suspend(() => (actors.unsettled(rfqId) ? retryLater(rfqId) : Effect.void)))
+      )
+
+  // The expiry scheduler doubles as the timer of these second looks.
+  const retriesDue = new Set<number>()
+  const retryLater = (rfqId: number): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      if (retriesDue.has(rfqId)) return Effect.void
+      retriesDue.add(rfqId)
+      return Effect.flatMap(now(), (at) => scheduler.schedule(rfqId, at + UNSETTLED_RETRY_MS))
+    })
+  const scheduler = yield* makeExpiryScheduler((rfqId) =>
+    Effect.suspend(() => {
+      retriesDue.delete(rfqId)
+      return withActor(rfqId, () => Effect.void)
+    }).pipe(
+      Effect.catchAll(() => Effect.void),
+      Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
+    )
+  )
+
+  const visibleActor = <A>(
+    caller: Caller,
+    rfqId: number,
+    body: (actor: RfqActor) => Effect.Effect<A, ApiError, ActorServices>
+  ) =>
+    withActor(rfqId, (actor) =>
+      canSee(actor.state.rfq, caller)
+        ? body(actor).pipe(Effect.provide(context))
+        : Effect.fail(apiError("rfqNotFound"))
+    )
+
+  const readActor = (rfqId: number) =>
+    Effect.flatMap(actors.actorOf(rfqId), (found) =>
+      Option.isSome(found) && (found.value.value === "open" || found.value.doubt)
+        ? Effect.flatMap(now(), (at) =>
+            found.value.doubt || isPastExpiry(found.value.state, at)
+              ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
+              : Effect.succeed(found)
+          )
+        : Effect.succeed(found)
+    )
+
+  const service: ActorAccessService = {
+    step,
+    withActor,
+    visibleActor,
+    readActor,
+    finishSettlement,
+    scheduleExpiry: scheduler.schedule
+  }
+  return service
+})
+
+/** Stops the expiry timer when its scope closes. */
+export const ActorAccessLive: Layer.Layer<ActorAccess, never, RfqActors | ActiveQuotes | ActorServices> =
+  Layer.scoped(ActorAccess, make)

@@ -1,0 +1,54 @@
+import {
+  type Access,
+  type ApiError,
+  type Caller,
+  decodeRequestEither,
+  type EngineService,
+  requireRole
+} from "@rfq/engine"
+import { Effect, Either, type Schema } from "effect"
+import type { Operation } from "./Operations.js"
+
+/**
+ * The one path of a call into the service, REST and JSON-RPC alike:
+ *
+ *   authenticate → rate limit → role → decode → run → map error
+ *
+ * - authenticate: REST checks the bearer token of every request (`RestRoutes.ts`); a WebSocket
+ *   session authenticates once, and each call first checks that its token still stands
+ *   (`ws/SessionMethods.ts`). Both ask the same `Auth` service and its caches.
+ * - rate limit: per user once authenticated, from the same `RateLimiter`. REST counts every
+ *   request around the router, 404s and token requests included, per peer address before
+ *   authentication (`rateLimitAround` in `App.ts`); JSON-RPC counts each call of a user.
+ * - role → decode → run: `runCall` below, for both. The role check is the engine's `requireRole`
+ *   (its commands and queries check it again); it runs here before decoding, as it always has, so
+ *   a viewer's write with an unreadable body is 403 `insufficient permissions`, not 400.
+ * - map error: `ErrorTable.ts`, for both.
+ */
+
+/** The raw input of a call, read only once the role allows it (a REST body may not even parse). */
+export type RawInput = () => Either.Either<unknown, ApiError>
+
+/** Role → decode → run, for any call of a caller (an operation, or a method of the session's own). */
+export const runCall = <A, I, B, E>(
+  caller: Caller,
+  access: Access,
+  schema: Schema.Schema<A, I>,
+  input: RawInput,
+  run: (decoded: A) => Effect.Effect<B, E>
+): Effect.Effect<B, E | ApiError> =>
+  Effect.flatMap(requireRole(caller, access), () =>
+    Effect.flatMap(
+      Either.flatMap(input(), (raw) => decodeRequestEither(schema, raw)),
+      run
+    )
+  )
+
+/** One operation of the shared table, called by `caller`. */
+export const runOperation = (
+  op: Operation,
+  engine: EngineService,
+  caller: Caller,
+  input: RawInput
+): Effect.Effect<unknown, ApiError> =>
+  runCall(caller, op.access, op.input, input, (decoded) => op.run(engine, caller, decoded))
