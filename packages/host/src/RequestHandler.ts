@@ -60,11 +60,12 @@ const noBody = new Uint8Array(0)
  * every later write corked and skipped once the connection is gone; no exception ever escapes into
  * the native callback.
  *
- * Each request is one fiber from its first byte to its answer, as in `@effect/platform-node`'s
- * server: forked at once on the server's `FiberSet` runtime (so a request still sending its body
- * is in flight for the shutdown's drain), interrupted when the client goes away. The body nearly
- * always arrives before the fiber first runs (uWS hands a GET's empty body over as soon as this
- * handler returns), and then the fiber does not suspend for it.
+ * Each request is one fiber on the server's `FiberSet` runtime, interrupted when the client goes
+ * away. A request with a body is forked at its first byte, as in `@effect/platform-node`'s server,
+ * so one still sending its body is in flight for the shutdown's drain. One without a body is forked
+ * when uWS hands over its empty body, right after this handler returns: forked earlier, its fiber
+ * would run first (the microtasks run when this native callback returns), find no body yet and
+ * suspend for it, which cost a tenth of the read path's throughput.
  */
 export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES
@@ -80,8 +81,11 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
     const arrive = (next: Arrival) => {
       if (arrival !== undefined) return
       arrival = next
-      onArrival?.(next)
+      if (fiber === undefined) start()
+      else onArrival?.(next)
     }
+    /** Forks the request's fiber (set below, once the request has been read). */
+    let start: () => void = () => {}
 
     const write = (response: RouteResponse, closeConnection: boolean): void => {
       if (aborted || responded) return
@@ -137,31 +141,35 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
         ["method", method],
         ["path", path]
       )
-      fiber = options.runFork(
-        Effect.suspend(() =>
-          arrival !== undefined
-            ? handle(arrival)
-            : Effect.flatMap(
-                Effect.async<Arrival>((resume) => {
-                  onArrival = (next) => resume(Effect.succeed(next))
-                }),
-                handle
-              )
-        ),
-        {
-          updateRefs: (refs, fiberId) =>
-            FiberRefs.updateAs(refs, {
-              fiberId,
-              fiberRef: FiberRef.currentLogAnnotations,
-              value: annotations
-            })
-        }
-      )
-      fiber.addObserver((exit) => {
-        if (Exit.isSuccess(exit)) write(exit.value, arrival?.closeConnection === true)
-        // Interrupted with the client still there: the server is shutting down.
-        else write(errorResponse(shuttingDown()), true)
-      })
+      start = () => {
+        fiber = fork()
+        fiber.addObserver((exit) => {
+          if (Exit.isSuccess(exit)) write(exit.value, arrival?.closeConnection === true)
+          // Interrupted with the client still there: the server is shutting down.
+          else write(errorResponse(shuttingDown()), true)
+        })
+      }
+      const fork = () =>
+        options.runFork(
+          Effect.suspend(() =>
+            arrival !== undefined
+              ? handle(arrival)
+              : Effect.flatMap(
+                  Effect.async<Arrival>((resume) => {
+                    onArrival = (next) => resume(Effect.succeed(next))
+                  }),
+                  handle
+                )
+          ),
+          {
+            updateRefs: (refs, fiberId) =>
+              FiberRefs.updateAs(refs, {
+                fiberId,
+                fiberRef: FiberRef.currentLogAnnotations,
+                value: annotations
+              })
+          }
+        )
 
       if (options.isDraining()) {
         arrive({ body: noBody, early: shuttingDown(), closeConnection: true })
@@ -175,6 +183,11 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
         arrive({ body: noBody, early: payloadTooLarge(maxBodyBytes) })
         return
       }
+      // A request with a body is in flight from its first byte (the drain waits for its upload); one
+      // without is forked when uWS hands over its empty body, right after this handler returns, so
+      // its fiber never suspends waiting for it.
+      const hasBody = declared !== undefined ? declared !== "0" : headers["transfer-encoding"] !== undefined
+      if (hasBody) start()
 
       const chunks: Array<Uint8Array> = []
       let received = 0
