@@ -5,7 +5,10 @@ import { group, scenario } from "../Scenario.js"
 import { expectError, expectOk } from "../Shapes.js"
 import type { World } from "../World.js"
 
-/** The maker's quote endpoints and the taker's quote book. */
+/**
+ * The maker's quote endpoints and the taker's quote book. Over 300 lines on purpose: one scenario
+ * per quote rule of the spec and the contract, read as that list.
+ */
 
 /** A JSON number as the exact decimal it was written as. */
 const decimal = (n: number) => Option.getOrThrow(BigDecimal.safeFromNumber(n))

@@ -4,7 +4,10 @@ import { group, scenario } from "../Scenario.js"
 import { type ErrorExpectation, expectError, expectOk } from "../Shapes.js"
 import type { World } from "../World.js"
 
-/** Creating, reading, cancelling and deleting RFQs; the validation and RFQ messages of the spec. */
+/**
+ * Creating, reading, cancelling and deleting RFQs; the validation and RFQ messages of the spec.
+ * Over 300 lines on purpose: one scenario per message of the spec's RFQ table, read as that table.
+ */
 
 const post = (w: World, body: unknown, requestId: number | string = 0) =>
   w.api.post(`/v1/rfq/${requestId}`, { token: w.token("taker"), json: body })
