@@ -233,4 +233,37 @@ describe("request handling", () => {
       assert.deepStrictEqual(server.inFlight.size, 0)
     })
   )
+  it.live("a request still sending its body when the server closes is waited for and answered", () =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const server = yield* start([
+        route("POST", "/echo", (request) =>
+          Effect.succeed({ status: 200, body: { bytes: request.body.byteLength } })
+        )
+      ]).pipe(Scope.extend(scope))
+      // Headers and half the body now, the rest only once the server has begun to close.
+      const answered = yield* Deferred.make<{ status: number; body: unknown }>()
+      const req = http.request(`${server.url}/echo`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": "10" }
+      })
+      req.on("response", (res) => {
+        let text = ""
+        res.on("data", (chunk) => (text += chunk))
+        res.on("end", () =>
+          Deferred.unsafeDone(answered, Exit.succeed({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+        )
+      })
+      req.write("12345")
+      yield* Effect.sleep("100 millis")
+      assert.strictEqual(server.inFlight.size, 1)
+      const closing = yield* Scope.close(scope, Exit.void).pipe(Effect.fork)
+      yield* Effect.sleep("100 millis")
+      assert.isNull(closing.unsafePoll())
+      req.end("67890")
+      assert.deepStrictEqual(yield* Deferred.await(answered), { status: 200, body: { bytes: 10 } })
+      yield* Fiber.join(closing)
+      assert.strictEqual(server.inFlight.size, 0)
+    })
+  )
 })
