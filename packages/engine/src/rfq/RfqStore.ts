@@ -37,7 +37,7 @@ export interface QuoteListFilter {
  * is either wholly committed (state, quotes, trade, allocations and its event-log row) or not at all.
  */
 export interface RfqStoreService {
-  /** Next ids; the engine is the only writer of its database (see docs/engine.md). */
+  /** Next ids, unique across every engine on the database (a round trip once per block of ids). */
   readonly nextRfqId: Effect.Effect<number>
   readonly nextQuoteId: Effect.Effect<number>
   readonly nextTradeId: Effect.Effect<number>

@@ -6,6 +6,7 @@ import type { ApiError } from "../domain/Errors.js"
 import type { SettlementOption } from "../domain/Primitives.js"
 import { credentialsAad, SecretBox } from "../security/SecretBox.js"
 import type { AccountRegistration } from "../venues/VenueAccounts.js"
+import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
  * The contract's demo data (docs: contract "Demo data"), seeded on an empty database only: four
@@ -13,8 +14,9 @@ import type { AccountRegistration } from "../venues/VenueAccounts.js"
  * credentials per desk (venue client id `<desk client>-<alias>`, a random venue secret sealed with
  * the AAD `credentials:<deskId>:<alias>`), and every desk listing every other as OTC counterparty.
  *
- * "Empty" means no desk exists. The check and the inserts run in one transaction under a lock on
- * `desks`, so two processes starting on one empty PostgreSQL database seed it once.
+ * "Empty" means no desk exists. The check and the inserts run in one transaction under the schema's
+ * start-up lock (`StartupLock.ts`), so hosts starting together on one empty database seed it once,
+ * and under a lock on `desks`, which also keeps out a desk made meanwhile by the admin command.
  */
 
 export interface DemoClient {
@@ -198,6 +200,7 @@ export const seedDemoData = (
       }
       clients = yield* sql.withTransaction(
         Effect.gen(function* () {
+          yield* lockSchemaStartup
           yield* sql`LOCK TABLE desks IN SHARE ROW EXCLUSIVE MODE`
           return (yield* hasDesks) ? [] : yield* insertAll(hashes)
         })

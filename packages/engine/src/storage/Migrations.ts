@@ -5,6 +5,8 @@ import { Effect } from "effect"
 import { initialSchema } from "./migrations/0001_initial.js"
 import { rfqStoreSchema } from "./migrations/0002_rfq_store.js"
 import { bulkBlockTradeIdsSchema } from "./migrations/0003_bulk_block_trade_ids.js"
+import { idBlocksSchema } from "./migrations/0004_id_blocks.js"
+import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
  * The one set of migrations, for PGlite and PostgreSQL alike: `<id>_<name>` → SQL script.
@@ -13,7 +15,8 @@ import { bulkBlockTradeIdsSchema } from "./migrations/0003_bulk_block_trade_ids.
 export const migrationScripts: Readonly<Record<string, string>> = {
   "0001_initial": initialSchema,
   "0002_rfq_store": rfqStoreSchema,
-  "0003_bulk_block_trade_ids": bulkBlockTradeIdsSchema
+  "0003_bulk_block_trade_ids": bulkBlockTradeIdsSchema,
+  "0004_id_blocks": idBlocksSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"
@@ -31,14 +34,30 @@ export const migrations: Record<
 const migrator = Migrator.make({})
 
 /**
- * Applies the pending migrations in one transaction (PostgreSQL: under an exclusive lock on the
- * migrations table, so concurrent starts apply each migration once). Returns the applied ones.
+ * Applies the pending migrations in one transaction, under the schema's start-up lock
+ * (`StartupLock.ts`), so hosts starting together apply each migration once. The lock is taken before
+ * the migrations table is made: `@effect/sql`'s migrator creates it outside its transaction, where
+ * two processes on an empty schema would race. Returns the applied migrations.
  */
 export const runMigrations: Effect.Effect<
   ReadonlyArray<readonly [id: number, name: string]>,
   Migrator.MigrationError | SqlError,
   SqlClient.SqlClient
-> = migrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.withTransaction(
+    Effect.gen(function* () {
+      yield* lockSchemaStartup
+      // The migrator's own table, made here under the lock; the migrator then finds it, and its
+      // transaction becomes a savepoint of this one.
+      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(migrationsTable)} (
+        migration_id integer primary key,
+        created_at timestamp with time zone not null default now(),
+        name text not null
+      )`
+      return yield* migrator({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
+    })
+  )
+)
 
 /** Names of the constraints that repositories map to client errors. */
 export const StorageConstraints = {
