@@ -14,7 +14,10 @@ import { authRoutes } from "./auth/AuthRoutes.js"
 import { hashSecret } from "./auth/SecretHash.js"
 import type { HostInput } from "./Host.js"
 import { operations } from "./Operations.js"
-import { RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
+import { type RateDecision, type RateLimit, RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
+import { SharedState } from "./shared/SharedState.js"
+import { SharedStateRedis } from "./shared/RedisSharedState.js"
+import { ClusterUnavailable } from "./ClusterConfig.js"
 import type { AnyAround } from "./RouteDispatch.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./ErrorTable.js"
@@ -26,6 +29,7 @@ import { healthRoutes } from "./HealthRoutes.js"
 import { Metrics } from "./Metrics.js"
 import { makeOpenApiDocument } from "./OpenApi.js"
 import { route } from "./Router.js"
+import { sharedEngineLayer } from "./cluster/SharedEngine.js"
 import { version } from "@rfq/engine"
 
 /** The key ring (`ENCRYPTION_KEYS`, or `ENCRYPTION_KEY` / the key file as version 1), copied. */
@@ -71,19 +75,27 @@ export const metricsOf = (input: HostInput): Metrics => {
 }
 
 export const appLayer = (input: HostInput) => {
-  // The service is the one engine on its database: a previous process's sessions end at start.
+  const cluster = Option.getOrUndefined(input.config.cluster)
+  // One host is the one engine on its database: a previous process's sessions end at start. One
+  // host among several must leave the others' sessions alone.
   const database = makeDatabaseLayer(
-    input.database.kind === "postgres" ? { ...input.database, exclusive: true } : input.database
+    input.database.kind === "postgres"
+      ? { ...input.database, exclusive: cluster === undefined }
+      : input.database
   )
   const engine = Layer.unwrapEffect(
     Effect.gen(function* () {
       const venueAccounts = yield* seedIfDemo(input)
-      return makeEngineLayer({
+      const options = {
         rfqTtlMs: input.config.rfqTtlSeconds * 1000,
         encryptionKeys: encryptionKeysOf(input),
         venueAccounts,
         onVenueCall: metricsOf(input).onVenueCall
-      })
+      }
+      if (cluster === undefined || input.database.kind !== "postgres") return makeEngineLayer(options)
+      const shared = sharedEngineLayer(cluster, input.database, options)
+      // It provides every service the host uses (all but Recovery, which stays inside).
+      return shared as unknown as ReturnType<typeof makeEngineLayer>
     })
   )
   const auth = AuthLive({
@@ -94,7 +106,16 @@ export const appLayer = (input: HostInput) => {
     },
     onSecretVerified: metricsOf(input).onSecretVerified
   })
-  return Layer.mergeAll(engine, auth).pipe(Layer.provideMerge(database))
+  const app = Layer.mergeAll(engine, auth).pipe(Layer.provideMerge(database))
+  if (cluster === undefined) return app
+  // Several hosts: rate limits, the login throttle, cancel-on-disconnect counts and invalidation
+  // notices are shared in Redis; auth, the request limits and the WebSocket endpoint find it here.
+  const shared = SharedStateRedis({
+    redisUrl: cluster.redisUrl,
+    namespace: cluster.namespace,
+    hostId: `${cluster.runnerHost}:${cluster.runnerPort}`
+  }).pipe(Layer.mapError((e) => new ClusterUnavailable(e.message)))
+  return app.pipe(Layer.provideMerge(shared)) as unknown as typeof app
 }
 
 /** The WebSocket endpoint, with its session count reported to the metrics of this host. */
@@ -141,14 +162,15 @@ export const appAround = (input: HostInput) =>
 export const rateLimitAround = (input: HostInput) =>
   Effect.gen(function* () {
     const auth = yield* Auth
-    const limiter = new RateLimiter(input.config.rateLimitPerMinute)
-    // Once per request: synchronous while the caller's token is already known (nearly always).
-    const limited = <R>(
-      key: string,
-      now: number,
+    // Several hosts count in one place (`SharedState`, multi-host mode); one host counts here.
+    const shared = yield* Effect.serviceOption(SharedState)
+    const limiter: RateLimit = Option.isSome(shared)
+      ? shared.value.rateLimit("http", input.config.rateLimitPerMinute)
+      : new RateLimiter(input.config.rateLimitPerMinute)
+    const decided = <R>(
+      decision: RateDecision,
       next: Effect.Effect<RouteResponse, ApiError, R>
     ): Effect.Effect<RouteResponse, ApiError, R> => {
-      const decision = limiter.take(key, now)
       const headers = rateLimitHeaders(decision)
       if (!decision.allowed)
         return Effect.succeed({ ...errorResponse(apiError("rateLimitExceeded")), headers })
@@ -161,6 +183,18 @@ export const rateLimitAround = (input: HostInput) =>
             headers: response.headers === undefined ? headers : { ...headers, ...response.headers }
           })
       })
+    }
+    // Once per request: synchronous while the caller's token is already known (nearly always)
+    // and the count is this host's own.
+    const limited = <R>(
+      key: string,
+      now: number,
+      next: Effect.Effect<RouteResponse, ApiError, R>
+    ): Effect.Effect<RouteResponse, ApiError, R> => {
+      const decision = limiter.take(key, now)
+      return Effect.isEffect(decision)
+        ? Effect.flatMap(decision, (d) => decided(d, next))
+        : decided(decision, next)
     }
     const keyOf = (caller: { readonly userId: number } | undefined, request: RouteRequest) =>
       caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`

@@ -1,13 +1,28 @@
-import { Buffer } from "node:buffer"
-import { Config, ConfigError, Data, Effect, Either, LogLevel, Option, Redacted } from "effect"
+import { Config, ConfigError, Data, Effect, Either, type LogLevel, Option, Redacted } from "effect"
+import type { ClusterConfig } from "./ClusterConfig.js"
+import {
+  decodeEncryptionKey,
+  decodeJwtSecret,
+  type EncryptionKeyRing,
+  integerIn,
+  keyRing,
+  parseDatabaseUrl,
+  parseDemo,
+  parseHost,
+  parseLogLevel,
+  parseNatsUrl,
+  parseRedisUrl,
+  parseRunnerAddress,
+  parseSchema,
+  secret,
+  variable
+} from "./ConfigVariables.js"
 
 /**
  * The host's configuration, read from environment variables once at start. Every variable is
  * validated here so that a bad value stops the process before anything is opened, with one line
  * naming the variable. An empty variable counts as unset (container tooling often exports `X=`).
- *
- * Over 300 lines on purpose: every variable, its parser and its one-line error sit together, so
- * the whole configuration reads in one place.
+ * The parsers are in `ConfigVariables.ts`; the rules that tie variables together are here.
  */
 export interface HostConfig {
   readonly port: number
@@ -40,6 +55,11 @@ export interface HostConfig {
   readonly encryptionKeys: Option.Option<EncryptionKeyRing>
   readonly jwtSecret: Option.Option<Redacted.Redacted<Uint8Array>>
   readonly logLevel: LogLevel.LogLevel
+  /**
+   * Multi-host mode: set when `RUNNER_ADDRESS` is. Then `DATABASE_URL`, `JWT_SECRET` and the
+   * encryption keys come from the environment (the same on every host); none means one host.
+   */
+  readonly cluster: Option.Option<ClusterConfig>
 }
 
 export type DatabaseSetting =
@@ -50,176 +70,24 @@ export type DatabaseSetting =
       readonly schema: Option.Option<string>
     }
 
-/** Key version → 32-byte key. The highest version seals new values; every version opens. */
-export type EncryptionKeyRing = Redacted.Redacted<ReadonlyMap<number, Uint8Array>>
-
 /** A configuration problem, already phrased as the one line the process prints before exiting. */
 export class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration")<{
   readonly message: string
 }> {}
 
-export const ENCRYPTION_KEY_BYTES = 32
-export const MIN_JWT_SECRET_BYTES = 32
+export {
+  decodeEncryptionKey,
+  decodeEncryptionKeys,
+  decodeJwtSecret,
+  ENCRYPTION_KEY_BYTES,
+  type EncryptionKeyRing,
+  MAX_KEY_VERSION,
+  MIN_JWT_SECRET_BYTES
+} from "./ConfigVariables.js"
 
-type Parse<A> = (raw: Option.Option<string>) => Either.Either<A, string>
-
-/** One variable: empty is unset, and a parse failure becomes an error naming the variable. */
-const variable = <A>(name: string, parse: Parse<A>): Config.Config<A> =>
-  Config.option(Config.string(name)).pipe(
-    Config.mapOrFail((raw) =>
-      parse(Option.filter(raw, (value) => value.trim() !== "")).pipe(
-        Either.mapLeft((problem) => ConfigError.InvalidData([], `${name} ${problem}`))
-      )
-    )
-  )
-
-const shown = (value: string): string => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)
-
-const integerIn =
-  (min: number, max: number, fallback: number): Parse<number> =>
-  (raw) =>
-    Option.match(raw, {
-      onNone: () => Either.right(fallback),
-      onSome: (value) => {
-        const trimmed = value.trim()
-        const parsed = /^\d{1,10}$/.test(trimmed) ? Number(trimmed) : Number.NaN
-        return Number.isInteger(parsed) && parsed >= min && parsed <= max
-          ? Either.right(parsed)
-          : Either.left(`must be an integer between ${min} and ${max}, got ${shown(value)}`)
-      }
-    })
-
-const parseHost: Parse<string> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right("127.0.0.1"),
-    onSome: (value) =>
-      /^[A-Za-z0-9.:_-]+$/.test(value.trim())
-        ? Either.right(value.trim())
-        : Either.left(`must be a host name or IP address, got ${shown(value)}`)
-  })
-
-// The URL may hold a password: it is never echoed back, and kept Redacted so no log can show it.
-const parseDatabaseUrl: Parse<Option.Option<Redacted.Redacted<string>>> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right(Option.none()),
-    onSome: (value) => {
-      let protocol: string | undefined
-      try {
-        protocol = new URL(value.trim()).protocol
-      } catch {
-        protocol = undefined
-      }
-      return protocol === "postgres:" || protocol === "postgresql:"
-        ? Either.right(Option.some(Redacted.make(value.trim())))
-        : Either.left("must be a postgres:// or postgresql:// URL")
-    }
-  })
-
-const parseSchema: Parse<Option.Option<string>> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right(Option.none()),
-    onSome: (value) =>
-      /^[a-z_][a-z0-9_]{0,62}$/.test(value)
-        ? Either.right(Option.some(value))
-        : Either.left(`must be a lower-case SQL identifier (a-z, 0-9, _), got ${shown(value)}`)
-  })
-
-const parseDemo: Parse<Option.Option<boolean>> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right(Option.none()),
-    onSome: (value) => {
-      const normalized = value.trim().toLowerCase()
-      if (normalized === "1" || normalized === "true") return Either.right(Option.some(true))
-      if (normalized === "0" || normalized === "false") return Either.right(Option.some(false))
-      return Either.left(`must be 1 or 0, got ${shown(value)}`)
-    }
-  })
-
-/** 64 hex characters or the base64 (or base64url) encoding of exactly 32 bytes. */
-export const decodeEncryptionKey = (value: string): Either.Either<Uint8Array, string> => {
-  const trimmed = value.trim()
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Either.right(new Uint8Array(Buffer.from(trimmed, "hex")))
-  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)) {
-    const bytes = Buffer.from(
-      trimmed,
-      trimmed.includes("-") || trimmed.includes("_") ? "base64url" : "base64"
-    )
-    if (bytes.length === ENCRYPTION_KEY_BYTES) return Either.right(new Uint8Array(bytes))
-  }
-  return Either.left("must be 64 hex characters or the base64 encoding of 32 bytes")
-}
-
-/** SecretBox stores the version in one byte; 0 is not a version. */
-export const MAX_KEY_VERSION = 255
-
-/**
- * `ENCRYPTION_KEYS`: comma-separated `<version>:<key>`, each key as `ENCRYPTION_KEY` takes it (64
- * hex characters or base64 of 32 bytes). Problems name the entry and its version, never the key.
- */
-export const decodeEncryptionKeys = (
-  value: string
-): Either.Either<ReadonlyMap<number, Uint8Array>, string> => {
-  const keys = new Map<number, Uint8Array>()
-  const entries = value.split(",")
-  for (const [index, raw] of entries.entries()) {
-    const entry = raw.trim()
-    const at = `entry ${index + 1}`
-    const colon = entry.indexOf(":")
-    if (colon === -1) return Either.left(`${at} must be <version>:<key>, e.g. 1:<64 hex characters>`)
-    const versionText = entry.slice(0, colon).trim()
-    const version = /^\d{1,3}$/.test(versionText) ? Number(versionText) : Number.NaN
-    // Not echoed: a key written the wrong way round would be in it.
-    if (!(version >= 1 && version <= MAX_KEY_VERSION)) {
-      return Either.left(`${at}: the version before ":" must be an integer between 1 and ${MAX_KEY_VERSION}`)
-    }
-    if (keys.has(version)) return Either.left(`${at}: version ${version} is given twice`)
-    const key = decodeEncryptionKey(entry.slice(colon + 1))
-    if (Either.isLeft(key)) return Either.left(`${at} (version ${version}): the key ${key.left}`)
-    keys.set(version, key.right)
-  }
-  return Either.right(keys)
-}
-
-/** Any string of at least 32 bytes (UTF-8); it is used as the HMAC key as is. */
-export const decodeJwtSecret = (value: string): Either.Either<Uint8Array, string> => {
-  const bytes = new Uint8Array(Buffer.from(value, "utf8"))
-  return bytes.length >= MIN_JWT_SECRET_BYTES
-    ? Either.right(bytes)
-    : Either.left(`must be at least ${MIN_JWT_SECRET_BYTES} bytes long`)
-}
-
-const secret =
-  (
-    decode: (value: string) => Either.Either<Uint8Array, string>
-  ): Parse<Option.Option<Redacted.Redacted<Uint8Array>>> =>
-  (raw) =>
-    Option.match(raw, {
-      onNone: () => Either.right(Option.none()),
-      onSome: (value) => Either.map(decode(value), (bytes) => Option.some(Redacted.make(bytes)))
-    })
-
-const keyRing: Parse<Option.Option<EncryptionKeyRing>> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right(Option.none()),
-    onSome: (value) => Either.map(decodeEncryptionKeys(value), (keys) => Option.some(Redacted.make(keys)))
-  })
-
-const logLevels: ReadonlyArray<LogLevel.LogLevel> = LogLevel.allLevels
-
-const parseLogLevel: Parse<LogLevel.LogLevel> = (raw) =>
-  Option.match(raw, {
-    onNone: () => Either.right(LogLevel.Info),
-    onSome: (value) => {
-      const given = value.trim().toLowerCase()
-      const wanted = given === "warning" ? "warn" : given === "none" ? "off" : given
-      const level = logLevels.find((candidate) => candidate.label.toLowerCase() === wanted)
-      return level === undefined
-        ? Either.left(
-            `must be one of ${logLevels.map((l) => l.label.toLowerCase()).join(", ")}, got ${shown(value)}`
-          )
-        : Either.right(level)
-    }
-  })
+/** Where NATS and Redis are when `RUNNER_ADDRESS` is set and `NATS_URL` / `REDIS_URL` are not. */
+export const DEFAULT_NATS_URL = "nats://127.0.0.1:4222"
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379"
 
 const variables = Config.all({
   port: variable("PORT", integerIn(0, 65535, 8080)),
@@ -238,8 +106,59 @@ const variables = Config.all({
   encryptionKey: variable("ENCRYPTION_KEY", secret(decodeEncryptionKey)),
   encryptionKeys: variable("ENCRYPTION_KEYS", keyRing),
   jwtSecret: variable("JWT_SECRET", secret(decodeJwtSecret)),
-  logLevel: variable("LOG_LEVEL", parseLogLevel)
+  logLevel: variable("LOG_LEVEL", parseLogLevel),
+  runnerAddress: variable("RUNNER_ADDRESS", parseRunnerAddress),
+  natsUrl: variable("NATS_URL", parseNatsUrl),
+  redisUrl: variable("REDIS_URL", parseRedisUrl)
 })
+
+type Variables = Config.Config.Success<typeof variables>
+
+/**
+ * The problems of the variables taken together, each one line: secrets that must come from the
+ * environment, multi-host mode's needs, variables that mean nothing without another.
+ */
+const ruleProblems = (v: Variables, encryptionKeys: Option.Option<EncryptionKeyRing>): Array<string> => {
+  const external = Option.isSome(v.databaseUrl)
+  const problems: Array<string> = []
+  if (Option.isSome(v.runnerAddress)) {
+    if (!external) problems.push("RUNNER_ADDRESS needs DATABASE_URL (several hosts share one PostgreSQL)")
+    const runnerPort = v.runnerAddress.value.port
+    if (runnerPort === v.port) {
+      problems.push(`RUNNER_ADDRESS port ${runnerPort} is also PORT; the runner needs a port of its own`)
+    }
+  } else {
+    for (const [name, value] of [
+      ["NATS_URL", v.natsUrl],
+      ["REDIS_URL", v.redisUrl]
+    ] as const) {
+      if (Option.isSome(value)) problems.push(`${name} is only valid with RUNNER_ADDRESS (multi-host mode)`)
+    }
+  }
+  // Files in DATA_DIR would differ from host to host; a shared database needs the same secrets.
+  const because = Option.isSome(v.runnerAddress)
+    ? "when RUNNER_ADDRESS is set (the same on every host)"
+    : external
+      ? "when DATABASE_URL is set"
+      : undefined
+  if (because !== undefined) {
+    if (Option.isNone(encryptionKeys))
+      problems.push(`ENCRYPTION_KEY or ENCRYPTION_KEYS is required ${because}`)
+    if (Option.isNone(v.jwtSecret)) problems.push(`JWT_SECRET is required ${because}`)
+  }
+  if (!external && Option.isSome(v.databaseSchema))
+    problems.push("DATABASE_SCHEMA is only valid with DATABASE_URL")
+  return problems
+}
+
+const clusterOf = (v: Variables): Option.Option<ClusterConfig> =>
+  Option.map(v.runnerAddress, ({ host, port }) => ({
+    runnerHost: host,
+    runnerPort: port,
+    natsUrl: Option.getOrElse(v.natsUrl, () => DEFAULT_NATS_URL),
+    redisUrl: Option.getOrElse(v.redisUrl, () => DEFAULT_REDIS_URL),
+    namespace: Option.getOrElse(v.databaseSchema, () => "public")
+  }))
 
 /** The whole configuration, with the rules that tie variables together. */
 export const hostConfig: Config.Config<HostConfig> = variables.pipe(
@@ -257,21 +176,8 @@ export const hostConfig: Config.Config<HostConfig> = variables.pipe(
     const encryptionKeys = Option.orElse(v.encryptionKeys, () =>
       Option.map(v.encryptionKey, (key) => Redacted.make(new Map([[1, Redacted.value(key)]])))
     )
-    const missing = [
-      ...(external && Option.isNone(encryptionKeys) ? ["ENCRYPTION_KEY or ENCRYPTION_KEYS"] : []),
-      ...(external && Option.isNone(v.jwtSecret) ? ["JWT_SECRET"] : [])
-    ]
-    if (missing.length > 0) {
-      return Either.left(
-        ConfigError.InvalidData(
-          [],
-          missing.map((name) => `${name} is required when DATABASE_URL is set`).join("; ")
-        )
-      )
-    }
-    if (!external && Option.isSome(v.databaseSchema)) {
-      return Either.left(ConfigError.InvalidData([], "DATABASE_SCHEMA is only valid with DATABASE_URL"))
-    }
+    const problems = ruleProblems(v, encryptionKeys)
+    if (problems.length > 0) return Either.left(ConfigError.InvalidData([], problems.join("; ")))
     const database: DatabaseSetting = Option.match(v.databaseUrl, {
       onNone: () => ({ kind: "pglite" }) as const,
       onSome: (url) => ({ kind: "postgres", url, schema: v.databaseSchema }) as const
@@ -291,7 +197,8 @@ export const hostConfig: Config.Config<HostConfig> = variables.pipe(
       databaseQueryTimeoutMs: v.databaseQueryTimeoutMs,
       encryptionKeys,
       jwtSecret: v.jwtSecret,
-      logLevel: v.logLevel
+      logLevel: v.logLevel,
+      cluster: clusterOf(v)
     })
   })
 )

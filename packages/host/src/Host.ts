@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import { Data, Effect, type Layer, Logger, Option, Redacted, type Scope } from "effect"
+import { ClusterUnavailable } from "./ClusterConfig.js"
 import { type HostConfig, InvalidConfiguration, loadHostConfig } from "./Config.js"
 import { acquireDataDirLock, DataDirLocked, DataDirLockFailed } from "./DataDirLock.js"
 import { healthRoutes } from "./HealthRoutes.js"
@@ -56,6 +57,7 @@ export type StartupFailure =
   | DataDirLockFailed
   | ListenFailed
   | DatabaseUnavailable
+  | ClusterUnavailable
 
 export const databaseLayerConfig = (config: HostConfig): DatabaseLayerConfig => {
   const database = config.database
@@ -132,7 +134,7 @@ export const runHost = <R>(deps: HostDependencies<R>): Effect.Effect<never, Star
         Effect.scoped,
         Effect.provide(database),
         Effect.mapError((error) =>
-          error instanceof ListenFailed
+          error instanceof ListenFailed || error instanceof ClusterUnavailable
             ? error
             : new DatabaseUnavailable({ message: `cannot open the database: ${describe(error)}` })
         )
@@ -145,4 +147,5 @@ export const isStartupFailure = (error: unknown): error is StartupFailure =>
   error instanceof DataDirLocked ||
   error instanceof DataDirLockFailed ||
   error instanceof ListenFailed ||
-  error instanceof DatabaseUnavailable
+  error instanceof DatabaseUnavailable ||
+  error instanceof ClusterUnavailable

@@ -6,6 +6,8 @@
  * Ours, not Effect's `RateLimiter`: that one delays callers (it is a token bucket that waits),
  * while an API must answer 429 at once; and a synchronous counter costs no fiber on the read path.
  */
+import type { Effect } from "effect"
+
 export interface RateDecision {
   readonly allowed: boolean
   readonly limit: number
@@ -14,7 +16,18 @@ export interface RateDecision {
   readonly reset: number
 }
 
-export class RateLimiter {
+/**
+ * What the REST and WebSocket limits count with. The local `RateLimiter` answers at once (no fiber
+ * on the read path); a limit shared by several hosts (`shared/RedisRateLimiter.ts`) answers through
+ * an Effect. Callers check with `Effect.isEffect` and take the synchronous path when they can.
+ */
+export interface RateLimit {
+  readonly limit: number
+  readonly windowMs: number
+  readonly take: (key: string, now: number) => RateDecision | Effect.Effect<RateDecision>
+}
+
+export class RateLimiter implements RateLimit {
   private readonly windows = new Map<string, { start: number; count: number }>()
   private lastSweep = 0
 

@@ -1,24 +1,8 @@
 import { Buffer } from "node:buffer"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, LogLevel, Option, Redacted } from "effect"
-import { type EncryptionKeyRing, type HostConfig, loadHostConfig } from "../src/Config.js"
-
-const load = (env: Record<string, string>) =>
-  loadHostConfig.pipe(
-    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))),
-    Effect.either,
-    Effect.map(Either.mapLeft((error) => error.message))
-  )
-
-const loaded = (env: Record<string, string>) =>
-  Effect.flatMap(load(env), (result) =>
-    Either.isRight(result) ? Effect.succeed(result.right) : Effect.dieMessage(`unexpected: ${result.left}`)
-  )
-
-const problem = (env: Record<string, string>) =>
-  Effect.flatMap(load(env), (result) =>
-    Either.isLeft(result) ? Effect.succeed(result.left) : Effect.dieMessage("expected a configuration error")
-  )
+import { Effect, LogLevel, Option, Redacted } from "effect"
+import type { EncryptionKeyRing, HostConfig } from "../src/Config.js"
+import { loaded, problem } from "./support/configEnv.js"
 
 const KEY_HEX = "0123456789abcdef".repeat(4)
 const JWT = "j".repeat(32)

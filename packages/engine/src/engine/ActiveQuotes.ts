@@ -15,9 +15,11 @@ export interface ActiveQuote {
  * desk's label, cancel-all finds a desk's quotes, and a label is unique per maker desk among active
  * quotes. The RFQ actors are the truth; the index follows them (`reindex` after every step).
  *
- * Shaped for a shared store (several hosts; a table with a unique index on desk and label): every
- * answer is an Effect, and `reserveLabel` is one atomic check-and-take, so two RFQs' mailboxes
- * quoting with one label at the same time cannot both get it.
+ * Two implementations: `ActiveQuotesInMemory` (one host: the default, every answer synchronous, and
+ * `reserveLabel` one atomic check-and-take, so two RFQs' mailboxes quoting with one label at the same
+ * time cannot both get it) and `ActiveQuotesSql` (`storage/SqlActiveQuotes.ts`, several hosts: read
+ * from the `quotes` table, where the unique index on desk and label decides between two hosts and
+ * a step it refuses fails with `LabelTaken`, which quote commands answer as a taken label).
  */
 export interface ActiveQuotesService {
   /** The active quote with this id. */
@@ -115,6 +117,7 @@ export const makeInMemoryActiveQuotes = (): ActiveQuotesService => {
   }
 }
 
+/** The in-memory index: one host, the default. */
 export const ActiveQuotesInMemory: Layer.Layer<ActiveQuotes> = Layer.sync(
   ActiveQuotes,
   makeInMemoryActiveQuotes

@@ -3,14 +3,25 @@ import type { AccountStore } from "../accounts/AccountStore.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { isPastExpiry } from "../rfq/Expiry.js"
 import { makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
-import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
-import type { RfqEvent } from "../rfq/RfqMachine.js"
+import { RfqActor, RfqActors, type StepFailure } from "../rfq/RfqActors.js"
+import { type RfqEvent, step as stepMachine } from "../rfq/RfqMachine.js"
 import type { Caller } from "../rfq/RfqRecord.js"
 import { canSee } from "../rfq/Visibility.js"
 import type { Pricing } from "../services/Pricing.js"
 import type { Venues } from "../services/Venues.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
+import { Ownership } from "./Ownership.js"
 import { finishTrade } from "./Settlement.js"
+
+/**
+ * Another engine's RFQ read fresh from storage, as its owner is about to make it: one past its
+ * expiry shows expired (the owner's timer fires at that instant), without this engine writing.
+ */
+const projectExpiry = (actor: RfqActor, at: number): RfqActor => {
+  if (!isPastExpiry(actor.state, at)) return actor
+  const { next, changed } = stepMachine(actor.snapshot, { type: "EXPIRE", now: at })
+  return changed ? new RfqActor(next, actor.seq + 1) : actor
+}
 
 /** What a command's body may use inside an RFQ's mailbox besides the actor. */
 export type ActorServices = AccountStore | Venues | Pricing
@@ -25,8 +36,11 @@ const UNSETTLED_RETRY_MS = 1000
  * on the expiry timer, whose firing is itself an access, so the timer lives here too.
  */
 export interface ActorAccessService {
-  /** Steps the actor (the caller holds its mailbox) and re-reads its quotes into the index. */
-  readonly step: (actor: RfqActor, event: RfqEvent) => Effect.Effect<boolean>
+  /**
+   * Steps the actor (the caller holds its mailbox) and re-reads its quotes into the index. A quote
+   * put fails with `LabelTaken` when storage refused it (see `RfqActors.commit`).
+   */
+  readonly step: <E extends RfqEvent>(actor: RfqActor, event: E) => Effect.Effect<boolean, StepFailure<E>>
   /**
    * Runs `body` in the RFQ's mailbox (see `RfqActors.withActor`), then re-reads the index: the
    * mailbox may have expired the RFQ first. An RFQ found settling inside its mailbox is a
@@ -61,18 +75,15 @@ export class ActorAccess extends Context.Tag("rfq/ActorAccess")<ActorAccess, Act
 const make = Effect.gen(function* () {
   const actors = yield* RfqActors
   const index = yield* ActiveQuotes
+  const ownership = yield* Ownership
   const context = yield* Effect.context<ActorServices>()
   const now = () => Clock.currentTimeMillis
 
   const reindex = (actor: RfqActor) =>
     Effect.suspend(() => index.reindex(actor.state.rfq.id, actor.state.quotes))
 
-  const step = (actor: RfqActor, event: RfqEvent) =>
-    Effect.gen(function* () {
-      const changed = yield* actors.commit(actor, event)
-      yield* reindex(actor)
-      return changed
-    })
+  const step = <E extends RfqEvent>(actor: RfqActor, event: E) =>
+    Effect.zipLeft(actors.commit(actor, event), reindex(actor))
 
   const finishSettlement = (actor: RfqActor): Effect.Effect<void> =>
     actor.value === "settling"
@@ -106,7 +117,8 @@ const make = Effect.gen(function* () {
   const scheduler = yield* makeExpiryScheduler((rfqId) =>
     Effect.suspend(() => {
       retriesDue.delete(rfqId)
-      return withActor(rfqId, () => Effect.void)
+      // An RFQ whose ownership moved is the new owner's to expire (it re-armed its own timer).
+      return ownership.owns(rfqId) ? withActor(rfqId, () => Effect.void) : Effect.void
     }).pipe(
       Effect.catchAll(() => Effect.void),
       Effect.catchAllDefect((d) => Effect.logError("expiry failed", d))
@@ -128,9 +140,11 @@ const make = Effect.gen(function* () {
     Effect.flatMap(actors.actorOf(rfqId), (found) =>
       Option.isSome(found) && (found.value.value === "open" || found.value.doubt)
         ? Effect.flatMap(now(), (at) =>
-            found.value.doubt || isPastExpiry(found.value.state, at)
-              ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
-              : Effect.succeed(found)
+            !ownership.owns(rfqId)
+              ? Effect.succeed(Option.some(projectExpiry(found.value, at)))
+              : found.value.doubt || isPastExpiry(found.value.state, at)
+                ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
+                : Effect.succeed(found)
           )
         : Effect.succeed(found)
     )
@@ -147,5 +161,8 @@ const make = Effect.gen(function* () {
 })
 
 /** Stops the expiry timer when its scope closes. */
-export const ActorAccessLive: Layer.Layer<ActorAccess, never, RfqActors | ActiveQuotes | ActorServices> =
-  Layer.scoped(ActorAccess, make)
+export const ActorAccessLive: Layer.Layer<
+  ActorAccess,
+  never,
+  RfqActors | ActiveQuotes | Ownership | ActorServices
+> = Layer.scoped(ActorAccess, make)

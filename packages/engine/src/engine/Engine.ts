@@ -7,10 +7,11 @@ import { type EngineEvent, Events } from "../services/Events.js"
 import type { Pricing } from "../services/Pricing.js"
 import type { Venues } from "../services/Venues.js"
 import { Accounts, AccountsLive, type AccountsService } from "./Accounts.js"
-import { ActiveQuotesInMemory } from "./ActiveQuotes.js"
+import type { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccessLive } from "./ActorAccess.js"
+import type { Ownership } from "./Ownership.js"
 import { QuoteCommands, QuoteCommandsLive, type QuoteCommandsService } from "./QuoteCommands.js"
-import { RecoveryLive } from "./Recovery.js"
+import { Recovery, RecoveryLive } from "./Recovery.js"
 import { RfqCommands, RfqCommandsLive, type RfqCommandsService } from "./RfqCommands.js"
 import { RfqQueries, RfqQueriesLive, type RfqQueriesService } from "./RfqQueries.js"
 import { TradeCommands, TradeCommandsLive, type TradeCommandsService } from "./TradeCommands.js"
@@ -61,8 +62,8 @@ const makeEngine = Effect.gen(function* () {
  */
 export const EngineLive = (
   config: EngineConfig
-): Layer.Layer<Engine, never, Exclude<EngineRequirements, Scope.Scope>> => {
-  const actors = Layer.mergeAll(RfqActorsLive, ActiveQuotesInMemory)
+): Layer.Layer<Engine | Recovery, never, Exclude<EngineRequirements, Scope.Scope>> => {
+  const actors = RfqActorsLive
   const access = ActorAccessLive.pipe(Layer.provideMerge(actors))
   const recovered = RecoveryLive.pipe(Layer.provideMerge(access))
   const services = Layer.mergeAll(
@@ -72,7 +73,18 @@ export const EngineLive = (
     RfqQueriesLive,
     AccountsLive
   ).pipe(Layer.provideMerge(recovered))
-  return Layer.effect(Engine, makeEngine).pipe(Layer.provide(services))
+  // Recovery stays reachable: with several hosts, shards are adopted and released as they move.
+  const recovery = Layer.effectContext(Effect.map(Recovery, (r) => Context.make(Recovery, r)))
+  return Layer.merge(Layer.effect(Engine, makeEngine), recovery).pipe(Layer.provide(services))
 }
 
-export type EngineRequirements = RfqStore | AccountStore | Venues | Pricing | SecretBox | Events | Scope.Scope
+export type EngineRequirements =
+  | RfqStore
+  | AccountStore
+  | Venues
+  | Pricing
+  | SecretBox
+  | Events
+  | Ownership
+  | ActiveQuotes
+  | Scope.Scope

@@ -2,13 +2,25 @@ import { Effect, Layer } from "effect"
 import { Venues, type VenuesService } from "../services/Venues.js"
 import { SimulatedPricing, type SimulatedPricingOptions } from "../pricing/SimulatedPricing.js"
 import { SecretBoxLive } from "../security/SecretBox.js"
-import { EventsLive } from "../services/Events.js"
+import { type Events, EventsLive } from "../services/Events.js"
 import { SqlAccountStoreLive } from "../storage/SqlAccountStore.js"
 import { SqlRfqStoreLive } from "../storage/SqlRfqStore.js"
 import { SimulatedVenues, type SimulatedVenuesOptions } from "../venues/SimulatedVenues.js"
 import { SqlVenueLedger } from "../venues/SqlVenueLedger.js"
 import { type AccountRegistration, VenueAccounts } from "../venues/VenueAccounts.js"
+import { type ActiveQuotes, ActiveQuotesInMemory } from "./ActiveQuotes.js"
 import { EngineLive } from "./Engine.js"
+import { type Ownership, SoleOwnership } from "./Ownership.js"
+
+/**
+ * What several hosts share instead of one process's memory (`cluster/`): who owns which RFQ, the
+ * event stream every host feeds its subscribers from, and the active-quote index in SQL.
+ */
+export interface SharedEngineParts<EO, RO, EE, RE, EA, RA> {
+  readonly ownership: Layer.Layer<Ownership, EO, RO>
+  readonly events: Layer.Layer<Events, EE, RE>
+  readonly activeQuotes: Layer.Layer<ActiveQuotes, EA, RA>
+}
 
 export interface EngineLayerOptions {
   /** expiresAt = createdAt + rfqTtlMs. */
@@ -59,7 +71,11 @@ const observed = (observe: NonNullable<EngineLayerOptions["onVenueCall"]>) =>
  * registry, ledger and stores, so a host or a test can reach them. A real venue adapter replaces
  * `SimulatedVenues` by providing its own `Venues` layer to `EngineLive`.
  */
-export const makeEngineLayer = (options: EngineLayerOptions) => {
+/** The services the engine runs on, over a migrated `SqlClient`; `shared` swaps the ones several hosts share. */
+export const engineServicesLayer = <EO = never, RO = never, EE = never, RE = never, EA = never, RA = never>(
+  options: EngineLayerOptions,
+  shared?: SharedEngineParts<EO, RO, EE, RE, EA, RA>
+) => {
   const simulated = SimulatedVenues.layer(options.venues)
   const venues = (
     options.onVenueCall === undefined
@@ -74,14 +90,29 @@ export const makeEngineLayer = (options: EngineLayerOptions) => {
       )
     )
   )
-  const services = Layer.mergeAll(
+  // With several hosts the account store hears of other hosts' writes on the events' bus (the
+  // same layer, so the same connection: layers are built once per build).
+  const accounts =
+    shared === undefined ? SqlAccountStoreLive : SqlAccountStoreLive.pipe(Layer.provide(shared.events))
+  return Layer.mergeAll(
     SqlRfqStoreLive,
-    SqlAccountStoreLive,
+    accounts,
     venues,
     SecretBoxLive(options.encryptionKeys),
-    EventsLive
+    shared?.events ?? EventsLive,
+    shared?.ownership ?? SoleOwnership,
+    shared?.activeQuotes ?? ActiveQuotesInMemory
   )
-  return EngineLive({ rfqTtlMs: options.rfqTtlMs }).pipe(Layer.provideMerge(services))
 }
+
+/**
+ * The engine over a migrated `SqlClient` with the shipped simulated venues and pricing: everything
+ * an application needs besides the database. It also provides the venues, pricing, account
+ * registry, ledger and stores, so a host or a test can reach them. A real venue adapter replaces
+ * `SimulatedVenues` by providing its own `Venues` layer to `EngineLive`. One engine owns every RFQ
+ * here; `cluster/SharedEngineLayer.ts` assembles the engine of one host among several.
+ */
+export const makeEngineLayer = (options: EngineLayerOptions) =>
+  EngineLive({ rfqTtlMs: options.rfqTtlMs }).pipe(Layer.provideMerge(engineServicesLayer(options)))
 
 export type EngineLayerServices = Layer.Layer.Success<ReturnType<typeof makeEngineLayer>>

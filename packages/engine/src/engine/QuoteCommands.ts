@@ -72,9 +72,12 @@ const make = Effect.gen(function* () {
       if (rejection !== undefined) return yield* Effect.fail(rejection)
       const release = q.label === undefined ? Effect.void : index.releaseLabel(q.makerDeskId, q.label, q.id)
       // A write that failed frees the label; if it committed after all, the reload re-indexes it.
-      const changed = yield* access
-        .step(actor, { type: "QUOTE.PUT", candidate: c })
-        .pipe(Effect.onError(() => release))
+      // Storage refuses a label that another RFQ's quote took meanwhile (on another host, past
+      // `reserveLabel`): nothing was written, and the answer is the same as the check's.
+      const changed = yield* access.step(actor, { type: "QUOTE.PUT", candidate: c }).pipe(
+        Effect.onError(() => release),
+        Effect.catchTag("LabelTaken", () => Effect.fail(apiError("duplicateClientQuoteId")))
+      )
       if (!changed) {
         yield* release
         return yield* Effect.fail(

@@ -1,38 +1,74 @@
 import { Context, Effect, Layer } from "effect"
-import { RfqActors } from "../rfq/RfqActors.js"
+import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
+import { viewOf } from "../rfq/StepEvents.js"
+import type { EngineEvent } from "../services/Events.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
+import { Ownership } from "./Ownership.js"
 
 export interface RecoveryService {
   /** Live RFQs found in storage at start. */
   readonly restored: number
   /** Of those, the ones caught mid-settlement and reconciled with their venue. */
   readonly reconciled: number
+  /**
+   * Takes over the live RFQs `which` accepts (the shards this engine just acquired): the same
+   * steps as the start, for those RFQs only. Answers how many were live and how many reconciled.
+   */
+  readonly adopt: (
+    which: (rfqId: number) => boolean
+  ) => Effect.Effect<{ readonly restored: number; readonly reconciled: number }>
+  /** Lets go of the RFQs `which` accepts (shards this engine lost): their actors are forgotten. */
+  readonly release: (which: (rfqId: number) => boolean) => Effect.Effect<number>
 }
 
 /**
- * The engine's start: live RFQs back into memory, those that expired while the process was down
- * expired at once (before anyone can read or quote them), their active quotes indexed, the expiry
- * timers of the open ones re-armed, and trades caught mid-settlement reconciled with the venue by
- * their idempotency keys. It all happens while the layer is built, so before any command runs.
+ * The engine's start, and every take-over of RFQs from another engine: live RFQs back into memory,
+ * those that expired meanwhile expired at once (before anyone can read or quote them), their active
+ * quotes indexed, the expiry timers of the open ones re-armed, and trades caught mid-settlement
+ * reconciled with the venue by their idempotency keys. The start happens while the layer is built,
+ * so before any command runs. An engine that shares ownership (several hosts) restores nothing at
+ * start: it adopts each shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`).
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
 
-const recover = Effect.gen(function* () {
+/** The RFQ as it now is, under the sequence number of its last step (see `adopt`). */
+const catchUpEvents = (actor: RfqActor): ReadonlyArray<EngineEvent> => [
+  {
+    type: "rfq",
+    event: actor.seq === 1 ? "created" : "updated",
+    seq: actor.seq,
+    view: viewOf(actor.value, actor.state)
+  }
+]
+
+const make = Effect.gen(function* () {
   const actors = yield* RfqActors
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
-  const restored = yield* actors.restoreLive
-  for (const actor of [...actors.live.values()]) {
-    yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
-    yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
-    if (actor.value === "open") yield* access.scheduleExpiry(actor.state.rfq.id, actor.state.rfq.expiresAt)
-  }
-  const settling = [...actors.live.values()].filter((a) => a.value === "settling")
-  for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))
-  const service: RecoveryService = { restored, reconciled: settling.length }
+  const ownership = yield* Ownership
+
+  const adopt = (which: (rfqId: number) => boolean) =>
+    Effect.gen(function* () {
+      const adopted = yield* actors.restoreLive(which)
+      for (const actor of adopted) {
+        // The last step of a dead owner may not have reached the event stream: its id dedups it.
+        if (ownership.shared) yield* actors.publish(catchUpEvents(actor))
+        yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
+        yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
+        if (actor.value === "open")
+          yield* access.scheduleExpiry(actor.state.rfq.id, actor.state.rfq.expiresAt)
+      }
+      const settling = adopted.filter((a) => a.value === "settling")
+      for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))
+      return { restored: adopted.length, reconciled: settling.length }
+    })
+
+  const atStart = ownership.shared ? { restored: 0, reconciled: 0 } : yield* adopt(() => true)
+  const release = (which: (rfqId: number) => boolean) => Effect.sync(() => actors.forget(which))
+  const service: RecoveryService = { ...atStart, adopt, release }
   return service
 })
 
-export const RecoveryLive: Layer.Layer<Recovery, never, RfqActors | ActorAccess | ActiveQuotes> =
-  Layer.effect(Recovery, recover)
+export const RecoveryLive: Layer.Layer<Recovery, never, RfqActors | ActorAccess | ActiveQuotes | Ownership> =
+  Layer.effect(Recovery, make)

@@ -18,9 +18,21 @@ export interface RfqCommandsService {
    * Creates an RFQ. A non-zero `requestId` makes it idempotent per user: the same body again
    * answers the RFQ created first, another body under the same id is refused.
    */
-  readonly createRfq: (caller: Caller, req: CreateRfqRequest) => Effect.Effect<{ rfqId: number }, ApiError>
+  readonly createRfq: (
+    caller: Caller,
+    req: CreateRfqRequest,
+    options?: CreateRfqOptions
+  ) => Effect.Effect<{ rfqId: number }, ApiError>
   readonly cancelRfq: (caller: Caller, rfqId: number) => Effect.Effect<{ id: number }, ApiError>
   readonly deleteRfq: (caller: Caller, rfqId: number) => Effect.Effect<{ rfqId: number }, ApiError>
+}
+
+export interface CreateRfqOptions {
+  /**
+   * The id of the new RFQ, taken beforehand (several hosts: the host that took the request takes
+   * the id, which names the RFQ's owner, and forwards the create there). Taken here when absent.
+   */
+  readonly id?: number | undefined
 }
 
 export class RfqCommands extends Context.Tag("rfq/RfqCommands")<RfqCommands, RfqCommandsService>() {}
@@ -51,30 +63,46 @@ const make = (config: { readonly rfqTtlMs: number }) =>
     // One lock per (user, request id) while a create under it runs, dropped when none does.
     const requestLocks = yield* RcMap.make({ lookup: (_key: string) => Effect.makeSemaphore(1) })
 
-    const createRfq = Effect.fn("Engine.createRfq")(function* (caller: Caller, req: CreateRfqRequest) {
+    const createRfq = Effect.fn("Engine.createRfq")(function* (
+      caller: Caller,
+      req: CreateRfqRequest,
+      options?: CreateRfqOptions
+    ) {
       yield* requireRole(caller, "write")
       const bodyHash = req.requestId === 0 ? "" : hashRequest(req)
-      const create = Effect.gen(function* () {
-        if (req.requestId !== 0) {
-          const earlier = yield* store.findByRequestId(caller.userId, req.requestId)
-          if (Option.isSome(earlier)) {
-            if (earlier.value.bodyHash === bodyHash) return { rfqId: earlier.value.rfqId }
-            return yield* Effect.fail(
+      // The answer to a create whose request id an RFQ already holds: a retry's.
+      const answerEarlier = (earlier: { readonly rfqId: number; readonly bodyHash: string }) =>
+        earlier.bodyHash === bodyHash
+          ? Effect.succeed({ rfqId: earlier.rfqId })
+          : Effect.fail(
               apiError(
                 "invalidRequest",
                 `id: request id ${req.requestId} was already used with a different body`
               )
             )
-          }
+      const create = Effect.gen(function* () {
+        if (req.requestId !== 0) {
+          const earlier = yield* store.findByRequestId(caller.userId, req.requestId)
+          if (Option.isSome(earlier)) return yield* answerEarlier(earlier.value)
         }
-        const id = yield* store.nextRfqId
+        const id = options?.id ?? (yield* store.nextRfqId)
         const record = yield* buildRfq(caller, req, { id, now: yield* now(), ttlMs: config.rfqTtlMs }).pipe(
           Effect.provide(context)
         )
         // An insert that failed may still commit (a stalled database): its expiry is due either way.
-        yield* store
-          .insertRfq(record, bodyHash)
-          .pipe(Effect.onError(() => access.scheduleExpiry(record.id, record.expiresAt)))
+        // One refused for its request id wrote nothing: a create of the same request (on another
+        // host, past this host's lock) committed first, and this one answers as a retry would.
+        const inserted = yield* store.insertRfq(record, bodyHash).pipe(
+          Effect.as(true),
+          Effect.catchTag("RequestIdTaken", () => Effect.succeed(false)),
+          Effect.onError(() => access.scheduleExpiry(record.id, record.expiresAt))
+        )
+        if (!inserted) {
+          const earlier = yield* store.findByRequestId(caller.userId, req.requestId)
+          if (Option.isNone(earlier))
+            return yield* Effect.dieMessage(`request id ${req.requestId} is taken, yet no RFQ holds it`)
+          return yield* answerEarlier(earlier.value)
+        }
         const actor = actors.register({ rfq: record, quotes: {} })
         yield* access.scheduleExpiry(record.id, record.expiresAt)
         yield* actors.publish([
@@ -83,7 +111,8 @@ const make = (config: { readonly rfqTtlMs: number }) =>
         return { rfqId: record.id }
       })
       if (req.requestId === 0) return yield* create
-      // One create per (user, request id) at a time, so a retry racing the original finds it.
+      // One create per (user, request id) at a time on this host, so a retry racing the original
+      // finds it; across hosts, the request id's unique index decides (above).
       return yield* Effect.scoped(
         Effect.flatMap(RcMap.get(requestLocks, `${caller.userId}:${req.requestId}`), (lock) =>
           lock.withPermits(1)(create)

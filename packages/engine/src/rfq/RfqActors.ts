@@ -1,5 +1,6 @@
-import { Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
 import { type ApiError, apiError } from "../domain/Errors.js"
+import { Ownership } from "../engine/Ownership.js"
 import { type EngineEvent, Events } from "../services/Events.js"
 import { isPastExpiry } from "./Expiry.js"
 import {
@@ -11,7 +12,7 @@ import {
   step
 } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
-import { RfqStore, type StoredRfq } from "./RfqStore.js"
+import { type LabelTaken, RfqStore, type StoredRfq } from "./RfqStore.js"
 import { eventsOf, viewOf } from "./StepEvents.js"
 
 /*
@@ -59,6 +60,9 @@ export class RfqActor {
   }
 }
 
+/** What committing `event` can fail with: a quote put, with its label taken (`LabelTaken`). */
+export type StepFailure<E extends RfqEvent> = E extends { readonly type: "QUOTE.PUT" } ? LabelTaken : never
+
 export interface RfqActorsService {
   /** Live RFQs held in memory (open or settling), by id. */
   readonly live: ReadonlyMap<number, RfqActor>
@@ -66,9 +70,10 @@ export interface RfqActorsService {
   readonly actorOf: (rfqId: number) => Effect.Effect<Option.Option<RfqActor>>
   /**
    * Steps `actor` with `event` inside its mailbox (the caller holds it): commits the step, moves the
-   * snapshot, publishes. Returns false, changing nothing, when the machine refused the event.
+   * snapshot, publishes. Returns false, changing nothing, when the machine refused the event. A
+   * quote put fails with `LabelTaken` when storage refused it (nothing written, no doubt).
    */
-  readonly commit: (actor: RfqActor, event: RfqEvent) => Effect.Effect<boolean>
+  readonly commit: <E extends RfqEvent>(actor: RfqActor, event: E) => Effect.Effect<boolean, StepFailure<E>>
   /**
    * Runs `body` in the RFQ's mailbox. `rfq not found` when the RFQ does not exist or was deleted.
    * Visibility is the body's business (it knows the caller).
@@ -84,8 +89,13 @@ export interface RfqActorsService {
   readonly unsettled: (rfqId: number) => boolean
   /** The actor of a newly created (open) RFQ. */
   readonly register: (state: RfqState) => RfqActor
-  /** Loads the live RFQs from storage into memory; how many there were. */
-  readonly restoreLive: Effect.Effect<number>
+  /**
+   * Loads the live RFQs from storage into memory (only those `which` accepts, all by default); an
+   * RFQ already in memory keeps its actor. Answers the actors of the RFQs loaded or found.
+   */
+  readonly restoreLive: (which?: (rfqId: number) => boolean) => Effect.Effect<ReadonlyArray<RfqActor>>
+  /** Forgets the actors of the RFQs `which` accepts (their ownership moved to another engine). */
+  readonly forget: (which: (rfqId: number) => boolean) => number
   /** Expires the RFQ first when its time has passed: the expiry wins over whatever came later. */
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
@@ -96,6 +106,7 @@ export class RfqActors extends Context.Tag("rfq/RfqActors")<RfqActors, RfqActors
 const make = Effect.gen(function* () {
   const store = yield* RfqStore
   const events = yield* Events
+  const ownership = yield* Ownership
   const live = new Map<number, RfqActor>()
 
   const restore = (stored: StoredRfq) => new RfqActor(restoreSnapshot(stored.value, stored.state), stored.seq)
@@ -115,6 +126,8 @@ const make = Effect.gen(function* () {
     Effect.suspend(() => {
       const actor = live.get(rfqId) ?? closed.get(rfqId)
       if (actor !== undefined) return Effect.succeed(Option.some(actor))
+      // Another engine's RFQ: read as it is now, kept nowhere (see `Ownership`).
+      if (!ownership.owns(rfqId)) return Effect.map(store.load(rfqId), Option.map(restore))
       const pending = loading.get(rfqId)
       if (pending !== undefined) return Deferred.await(pending)
       const deferred = Deferred.unsafeMake<Option.Option<RfqActor>>(FiberId.none)
@@ -137,25 +150,29 @@ const make = Effect.gen(function* () {
       )
     })
 
-  const commit = (actor: RfqActor, event: RfqEvent): Effect.Effect<boolean> =>
+  const commit = <E extends RfqEvent>(actor: RfqActor, event: E): Effect.Effect<boolean, StepFailure<E>> =>
     Effect.gen(function* () {
       const { next, effects, changed } = step(actor.snapshot, event)
       if (!changed) return false
       const seq = actor.seq + 1
       const value = stateOf(next)
-      yield* store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
-        Effect.onError(() =>
+      const written = store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
+        Effect.onError((cause) =>
           Effect.sync(() => {
-            actor.doubt = true
+            // A refusal (`LabelTaken`) is storage's definite answer; anything else may have committed.
+            if (Option.isNone(Cause.failureOption(cause))) actor.doubt = true
           })
         )
       )
+      // Only a quote put stores a quote, so only it can find its label taken.
+      yield* event.type === "QUOTE.PUT" ? written : Effect.catchAll(written, Effect.die)
       actor.snapshot = next
       actor.seq = seq
       if (value !== "open" && value !== "settling" && live.delete(actor.state.rfq.id)) remember(actor)
       yield* events.publish(eventsOf(value, next.context, seq, effects))
       return true
-    })
+      // `LabelTaken` only from a quote put (the other events' failures died above): `StepFailure<E>`.
+    }) as Effect.Effect<boolean, StepFailure<E>>
 
   /**
    * Replaces a doubtful actor's snapshot with what storage holds (the caller holds its mailbox).
@@ -224,11 +241,33 @@ const make = Effect.gen(function* () {
     return actor
   }
 
-  const restoreLive = Effect.gen(function* () {
-    const stored = yield* store.loadLive
-    for (const s of stored) live.set(s.state.rfq.id, restore(s))
-    return stored.length
-  })
+  const restoreLive = (which?: (rfqId: number) => boolean) =>
+    Effect.gen(function* () {
+      const stored = yield* store.loadLive
+      const restored: Array<RfqActor> = []
+      for (const s of stored) {
+        const id = s.state.rfq.id
+        if (which !== undefined && !which(id)) continue
+        let actor = live.get(id)
+        if (actor === undefined) {
+          actor = restore(s)
+          live.set(id, actor)
+        }
+        restored.push(actor)
+      }
+      return restored
+    })
+
+  const forget = (which: (rfqId: number) => boolean) => {
+    let count = 0
+    for (const map of [live, closed])
+      for (const id of [...map.keys()])
+        if (which(id)) {
+          map.delete(id)
+          count++
+        }
+    return count
+  }
 
   const service: RfqActorsService = {
     live,
@@ -238,6 +277,7 @@ const make = Effect.gen(function* () {
     unsettled,
     register,
     restoreLive,
+    forget,
     expireIfDue,
     publish: events.publish
   }
@@ -245,4 +285,7 @@ const make = Effect.gen(function* () {
 })
 
 /** The actor registry over the RFQ store; the engine's services share one. */
-export const RfqActorsLive: Layer.Layer<RfqActors, never, RfqStore | Events> = Layer.effect(RfqActors, make)
+export const RfqActorsLive: Layer.Layer<RfqActors, never, RfqStore | Events | Ownership> = Layer.effect(
+  RfqActors,
+  make
+)

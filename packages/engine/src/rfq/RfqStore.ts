@@ -1,4 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
+import { Context, Data, type Effect, type Option } from "effect"
 import type { RfqEffect, RfqStateValue } from "./RfqMachine.js"
 import type { QuoteRecord, RfqRecord, RfqState, TradeRecord } from "./RfqRecord.js"
 
@@ -33,6 +33,22 @@ export interface QuoteListFilter {
 }
 
 /**
+ * A step refused by storage, nothing of it written, because its quote takes a label another active
+ * quote of the desk holds: one on another RFQ, quoted at the same moment (on another host), past the
+ * label check of `ActiveQuotes`. A definite outcome: the step did not and will not commit.
+ */
+export class LabelTaken extends Data.TaggedError("LabelTaken")<{ readonly rfqId: number }> {}
+
+/**
+ * An RFQ insert refused by storage, nothing of it written, because the user's request id is taken:
+ * another create of the same request (on another host) committed first. A definite outcome.
+ */
+export class RequestIdTaken extends Data.TaggedError("RequestIdTaken")<{
+  readonly userId: number
+  readonly requestId: number
+}> {}
+
+/**
  * The RFQ actors' persistence port. Every method that writes runs in one transaction, so a command
  * is either wholly committed (state, quotes, trade, allocations and its event-log row) or not at all.
  */
@@ -47,16 +63,23 @@ export interface RfqStoreService {
     userId: number,
     requestId: number
   ) => Effect.Effect<Option.Option<{ readonly rfqId: number; readonly bodyHash: string }>>
-  /** Inserts a new open RFQ with its event-log row (seq 1). */
-  readonly insertRfq: (rfq: RfqRecord, bodyHash: string) => Effect.Effect<void>
-  /** Persists the effects of one machine step as event-log row `seq`, atomically. */
+  /**
+   * Inserts a new open RFQ with its event-log row (seq 1); `RequestIdTaken` when another RFQ of the
+   * user holds its request id.
+   */
+  readonly insertRfq: (rfq: RfqRecord, bodyHash: string) => Effect.Effect<void, RequestIdTaken>
+  /**
+   * Persists the effects of one machine step as event-log row `seq`, atomically, only if the RFQ
+   * is still at `seq - 1` (a stale owner never writes: the step dies, see `RfqStepWriter`).
+   * `LabelTaken` when a quote it stores takes a label another active quote of the desk holds.
+   */
   readonly applyStep: (
     rfqId: number,
     seq: number,
     eventType: string,
     value: RfqStateValue,
     effects: ReadonlyArray<RfqEffect>
-  ) => Effect.Effect<void>
+  ) => Effect.Effect<void, LabelTaken>
   /** RFQs an actor must be running for: open ones, and ones caught mid-settlement. */
   readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
   /** Any RFQ by id (closed ones with their trade), unless deleted. */

@@ -8,6 +8,7 @@ import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Effect, Layer, type Scope, Stream } from "effect"
 import { GuardedPool, type Lease, type PgPool, type PgQuery, type PgResult } from "./GuardedPool.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, deadlineError, statementDeadlineMs } from "./StatementDeadline.js"
+import { isUniqueViolation } from "./SqlErrors.js"
 import { pgTypeParsers } from "./SqlTypes.js"
 
 export interface PostgresClientOptions {
@@ -48,7 +49,14 @@ const ensureSchema = (schema: string) =>
     const sql = yield* SqlClient.SqlClient
     // Checked first: CREATE SCHEMA IF NOT EXISTS still needs CREATE on the database.
     const found = yield* sql`SELECT 1 FROM pg_namespace WHERE nspname = ${schema}`
-    if (found.length === 0) yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+    if (found.length > 0) return
+    // Hosts starting together on a new schema race here: IF NOT EXISTS is not atomic in
+    // PostgreSQL (the loser hits the catalog's unique index). The schema exists then; go on.
+    yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`).pipe(
+      Effect.catchTag("SqlError", (error) =>
+        isUniqueViolation(error, "pg_namespace_nspname_index") ? Effect.void : Effect.fail(error)
+      )
+    )
   })
 
 // node-postgres ships no type declarations; `GuardedPool` declares the parts it uses.

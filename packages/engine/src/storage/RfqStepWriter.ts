@@ -7,14 +7,16 @@ import { oppositeDirection } from "../domain/Primitives.js"
 import type { RfqEffect, RfqStateValue, rfqMachine } from "../rfq/RfqMachine.js"
 import type { QuoteRecord, TradeRecord } from "../rfq/RfqRecord.js"
 import { dbStatusOf } from "./RfqRows.js"
+import { isEventSeqTaken } from "./SqlErrors.js"
 
 /**
  * Writes the effects of one machine step (the interpreter's side of `RfqMachine`'s named actions)
  * and the RFQ's event-log row, as one statement: a step is all or nothing.
  *
  * Every write checks that it touched the rows the machine believed were there (an active quote,
- * a pending allocation…). A mismatch means memory and storage disagree: the step dies and rolls
- * back rather than committing on top of a state nobody expected.
+ * a pending allocation, the RFQ at the version before the step…). A mismatch means memory and
+ * storage disagree (a bug, or another owner stepped the RFQ): the step dies and rolls back rather
+ * than committing on top of a state nobody expected.
  *
  * Over 300 lines on purpose: one statement per machine step, built from every action's write; the
  * actions and their SQL are read together.
@@ -224,7 +226,18 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
     }
   }
 
-  const updateRfq = (rfqId: number, value: RfqStateValue, effects: ReadonlyArray<StepEffect>) => {
+  /**
+   * The RFQ row, guarded by its version: `rfqs.version` counts the RFQ's events (1 at its insert
+   * with event 1, one more per step), so the step writing event `seq` finds the row at `seq - 1`
+   * unless another owner stepped the RFQ meanwhile. Then it touches no row, and the step dies as a
+   * mismatch: a stale owner never writes, and its actor reloads (doubt).
+   */
+  const updateRfq = (
+    rfqId: number,
+    seq: number,
+    value: RfqStateValue,
+    effects: ReadonlyArray<StepEffect>
+  ) => {
     const sets = [sql`version = version + 1`]
     const status = dbStatusOf(value)
     if (status !== undefined) sets.push(sql`status = ${status}`)
@@ -232,7 +245,8 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
       if (e.type === "rfqClosed") sets.push(sql`closed_at = ${e.params.at}`)
       if (e.type === "rfqDeleted") sets.push(sql`deleted_at = ${e.params.at}`)
     }
-    return sql`UPDATE rfqs SET ${sql.csv(sets)} WHERE id = ${rfqId} AND deleted_at IS NULL RETURNING id`
+    return sql`UPDATE rfqs SET ${sql.csv(sets)}
+      WHERE id = ${rfqId} AND deleted_at IS NULL AND version = ${seq - 1} RETURNING id`
   }
 
   /**
@@ -261,7 +275,11 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
         return error instanceof StepMismatch ? mismatch(error.message) : Effect.die(error)
       }
       parts.push(
-        { statement: updateRfq(rfqId, value, effects), expected: 1, what: `update RFQ ${rfqId}` },
+        {
+          statement: updateRfq(rfqId, seq, value, effects),
+          expected: 1,
+          what: `update RFQ ${rfqId} at version ${seq - 1}`
+        },
         {
           statement: sql`INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
             VALUES (${rfqId}, ${seq}, ${eventType}, ${json(stepPayload(value, effects))}::jsonb, ${now})
@@ -280,6 +298,9 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
       return sql`WITH ${sql.csv(ctes)} SELECT ${sql.join(" + ", false)(checks)} AS mismatches`.pipe(
         Effect.asVoid,
         Effect.catchAll((error) => {
+          // Event `seq` already written: another owner stepped the RFQ (the version guard's case,
+          // when the event's insert fails before the guard's check is read).
+          if (isEventSeqTaken(error)) return mismatch(`event ${seq} of RFQ ${rfqId} is already written`)
           const report = mismatchReport(error)
           return report === undefined ? Effect.fail(error) : mismatch(report)
         })

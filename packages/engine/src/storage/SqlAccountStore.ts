@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Queue, Schema, Scope } from "effect"
+import { ClusterBus } from "../cluster/ClusterBus.js"
 import {
   AccountStore,
   type AccountStoreService,
@@ -67,7 +68,8 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
     const sql = yield* SqlClient.SqlClient
 
     // Credentials are read on every RFQ, quote and settlement and change rarely; makers likewise.
-    // The store's own writes clear the caches at once; other processes' writes (the admin command)
+    // The store's own writes clear the caches at once, and, with several hosts, every other host's
+    // too (`ClusterBus`, topic `accounts.changed`); other processes' writes (the admin command)
     // show within the TTL.
     const credentialsCache = new ReadCache<string, ReadonlyArray<CredentialsRow>>(
       REFERENCE_TTL_MILLIS,
@@ -76,6 +78,25 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
     const makersCache = new ReadCache<string, ReadonlyArray<typeof MakerDbRow.Type>>(
       REFERENCE_TTL_MILLIS,
       10_000
+    )
+    const bus = yield* Effect.serviceOption(ClusterBus)
+    const forget = () => {
+      credentialsCache.clear()
+      makersCache.clear()
+    }
+    // Built in a scope (`SqlAccountStoreLive`) with a bus: other hosts' writes clear these caches.
+    const scope = yield* Effect.serviceOption(Scope.Scope)
+    if (Option.isSome(bus) && Option.isSome(scope)) {
+      const notices = yield* bus.value.subscribe(ACCOUNTS_CHANGED).pipe(Scope.extend(scope.value))
+      yield* Queue.take(notices).pipe(
+        Effect.tap(() => Effect.sync(forget)),
+        Effect.forever,
+        Effect.forkIn(scope.value)
+      )
+    }
+    /** Clears this host's caches now and every other host's through the bus. */
+    const changed = Effect.sync(forget).pipe(
+      Effect.zipRight(Option.isSome(bus) ? bus.value.broadcast(ACCOUNTS_CHANGED, null) : Effect.void)
     )
 
     const selectCredentials = (where: Fragment) =>
@@ -128,7 +149,7 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
         return Number(inserted[0]!.id)
       })
       return yield* sql.withTransaction(write).pipe(
-        Effect.ensuring(Effect.sync(() => credentialsCache.clear())),
+        Effect.ensuring(changed),
         Effect.catchTag("SqlError", (error) =>
           isUniqueViolation(error, StorageConstraints.credentialsAliasPerDesk)
             ? Effect.fail(apiError("duplicateCredentialsAlias"))
@@ -144,7 +165,7 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
       const now = yield* Clock.currentTimeMillis
       const rows = yield* sql`UPDATE exchange_credentials SET deleted_at = ${now}
         WHERE id = ${id} AND desk_id = ${deskId} AND deleted_at IS NULL
-        RETURNING id`.pipe(Effect.orDie, Effect.ensuring(Effect.sync(() => credentialsCache.clear())))
+        RETURNING id`.pipe(Effect.orDie, Effect.ensuring(changed))
       return rows.length === 1
     })
 
@@ -206,8 +227,11 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
   }
 )
 
-/** `AccountStore` over the `SqlClient` in context. */
-export const SqlAccountStoreLive: Layer.Layer<AccountStore, never, SqlClient.SqlClient> = Layer.effect(
+/** The bus topic on which a host says reference data (credentials, makers) changed. */
+export const ACCOUNTS_CHANGED = "accounts.changed"
+
+/** `AccountStore` over the `SqlClient` in context (and the `ClusterBus`, when several hosts share it). */
+export const SqlAccountStoreLive: Layer.Layer<AccountStore, never, SqlClient.SqlClient> = Layer.scoped(
   AccountStore,
   makeSqlAccountStore
 )

@@ -1,5 +1,6 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause, Option } from "effect"
+import { StorageConstraints } from "./Migrations.js"
 
 /**
  * Both clients fail with a `SqlError` whose `cause` is the server's error message object
@@ -27,6 +28,28 @@ export const uniqueViolation = (error: SqlError): Option.Option<string> => {
 
 export const isUniqueViolation = (error: SqlError, constraint: string): boolean =>
   Option.contains(uniqueViolation(error), constraint)
+
+/**
+ * The statement put a label on an active quote of a desk that another of the desk's active quotes
+ * holds (`quotes_maker_active_label_key`): refused by the index, so nothing of it was written. The
+ * index decides between RFQs quoting on different hosts at the same time.
+ */
+export const isLabelTaken = (error: SqlError): boolean =>
+  isUniqueViolation(error, StorageConstraints.activeQuoteLabelPerMaker)
+
+/**
+ * The statement inserted an RFQ under a (user, request id) an RFQ already holds
+ * (`rfqs_user_request_key`): two creates of one request raced, on different hosts.
+ */
+export const isRequestIdTaken = (error: SqlError): boolean =>
+  isUniqueViolation(error, StorageConstraints.rfqRequestIdPerUser)
+
+/**
+ * The statement wrote an RFQ's event under a sequence number already written
+ * (`rfq_events_rfq_seq_key`): another owner stepped the RFQ first.
+ */
+export const isEventSeqTaken = (error: SqlError): boolean =>
+  isUniqueViolation(error, StorageConstraints.rfqEventSeq)
 
 // Node's socket errors and PostgreSQL's connection-exception class (08xxx) and shutdown codes.
 const UNREACHABLE_CODES = new Set([

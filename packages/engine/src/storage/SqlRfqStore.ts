@@ -4,7 +4,9 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Clock, Effect, Layer, Option } from "effect"
 import type { QuoteRecord, RfqRecord, RfqState } from "../rfq/RfqRecord.js"
 import {
+  LabelTaken,
   type QuoteListFilter,
+  RequestIdTaken,
   type RfqListFilter,
   RfqStore,
   type RfqStoreService,
@@ -22,6 +24,7 @@ import {
 } from "./RfqRows.js"
 import { makeIdBlocks } from "./IdBlocks.js"
 import { makeStepWriter } from "./RfqStepWriter.js"
+import { isLabelTaken, isRequestIdTaken } from "./SqlErrors.js"
 
 /**
  * The RFQ store over SQL (PostgreSQL or PGlite, one schema).
@@ -31,7 +34,9 @@ import { makeStepWriter } from "./RfqStepWriter.js"
  * come from the tables' identity sequences in blocks (`IdBlocks.ts`), so engines sharing a database
  * hand out disjoint ids; a rolled-back write or a restart leaves a gap, never a reuse.
  *
- * SQL failures are defects here: no caller can act on them, and a failed step writes nothing.
+ * SQL failures are defects here: no caller can act on them, and a failed step writes nothing. The
+ * exceptions are the unique indexes that decide between hosts (a request id, an active quote's
+ * label): their violations are typed failures (`RequestIdTaken`, `LabelTaken`), definite outcomes.
  *
  * Over 300 lines on purpose: the one implementation of `RfqStore`; its row mapping is in
  * RfqRows.ts and the step writes in RfqStepWriter.ts.
@@ -154,7 +159,13 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
         parts.push(sql`m AS (INSERT INTO rfq_makers ${sql.insert(makerRows)} RETURNING rfq_id)`)
       yield* sql`WITH ${sql.csv(parts)}
         INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-        VALUES (${rfq.id}, 1, 'CREATE', ${JSON.stringify(rfq)}::jsonb, ${rfq.createdAt})`.pipe(Effect.orDie)
+        VALUES (${rfq.id}, 1, 'CREATE', ${JSON.stringify(rfq)}::jsonb, ${rfq.createdAt})`.pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isRequestIdTaken(error)
+            ? Effect.fail(new RequestIdTaken({ userId: rfq.takerUserId, requestId: rfq.requestId }))
+            : Effect.die(error)
+        )
+      )
     })
 
     const applyStep = Effect.fn("RfqStore.applyStep")(function* (
@@ -166,7 +177,11 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
     ) {
       const now = yield* Clock.currentTimeMillis
       // One statement, atomic by itself (see `writeStep`).
-      yield* writeStep(rfqId, seq, eventType, value, effects, now).pipe(Effect.orDie)
+      yield* writeStep(rfqId, seq, eventType, value, effects, now).pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isLabelTaken(error) ? Effect.fail(new LabelTaken({ rfqId })) : Effect.die(error)
+        )
+      )
     })
 
     const loadLive = loadWhere(sql`r.status IN ('open', 'trading') AND r.deleted_at IS NULL`).pipe(

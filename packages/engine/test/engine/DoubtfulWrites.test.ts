@@ -4,6 +4,8 @@ import { Context, Effect, Exit, Layer, Scope, TestClock } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
+import { SoleOwnership } from "../../src/engine/Ownership.js"
+import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
 import { SimulatedPricing } from "../../src/pricing/SimulatedPricing.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
 import { SecretBoxLive } from "../../src/security/SecretBox.js"
@@ -93,7 +95,9 @@ const faultyEngineLayer = (venueAccounts: ReadonlyArray<AccountRegistration>, fa
     SqlAccountStoreLive,
     venues,
     SecretBoxLive(encryptionKeys),
-    EventsLive
+    EventsLive,
+    SoleOwnership,
+    ActiveQuotesInMemory
   )
   return EngineLive({ rfqTtlMs }).pipe(Layer.provideMerge(services))
 }

@@ -1,6 +1,8 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import type * as fc from "fast-check"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
+import { SoleOwnership } from "../../src/engine/Ownership.js"
+import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
 import { SimulatedPricing } from "../../src/pricing/SimulatedPricing.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
 import { SecretBoxLive } from "../../src/security/SecretBox.js"
@@ -63,7 +65,9 @@ export const gatedEngineLayer = (venueAccounts: ReadonlyArray<AccountRegistratio
     SqlAccountStoreLive,
     venues,
     SecretBoxLive(encryptionKeys),
-    EventsLive
+    EventsLive,
+    SoleOwnership,
+    ActiveQuotesInMemory
   )
   return EngineLive({ rfqTtlMs }).pipe(Layer.provideMerge(services))
 }

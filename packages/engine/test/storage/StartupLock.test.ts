@@ -113,3 +113,20 @@ describe("start-up lock on PostgreSQL", () => {
     120_000
   )
 })
+
+describe("a new schema on PostgreSQL, hosts starting together", () => {
+  it.scoped("every client comes up when several create the schema at once", () =>
+    Effect.gen(function* () {
+      for (let round = 0; round < 5; round++) {
+        const schema = randomTestSchema()
+        // The first one drops the schema at the end; the others race it to create it.
+        const clients = yield* Effect.all(
+          [firstHost(schema), otherHost(schema), otherHost(schema), otherHost(schema)],
+          { concurrency: "unbounded" }
+        )
+        const found = yield* clients[3]!`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${schema}`
+        assert.strictEqual((found[0] as { n: number }).n, 1)
+      }
+    })
+  )
+})

@@ -43,28 +43,69 @@ export const refusalOf = (status: AccountStatus): ApiError | undefined =>
       ? undefined
       : apiError("accountInactive")
 
+/**
+ * Several hosts (multi-host mode) tell each other of refusals, so that a token revoked or an
+ * account deactivated on one is refused by all of them at once rather than when their caches age:
+ * `onRefused` is called for every refusal this host finds that it did not already know (a read, a
+ * refresh-token replay), and `heard` takes another host's. A heard refusal is remembered without
+ * being told again (no echo), and an inactive account also makes every active entry of its user
+ * read before it stale (another client or family of the same user may be inactive too): the next
+ * use reads the database. Re-reads that find more refusals tell them in turn; each host tells a
+ * refusal of a key once per cache lifetime, so the exchange ends.
+ */
+export type OnRefused = (key: StatusKey, status: AccountStatus) => void
+
 export class AccountStanding {
   private readonly entries: BoundedCache<string, Entry>
+  /** Per user, when another host said it is inactive: its active entries read before are stale. */
+  private readonly dropped: BoundedCache<number, number>
 
   constructor(
     private readonly accounts: Pick<UserAccountsService, "accountStatus" | "accountStatuses">,
     private readonly cacheMillis: number,
-    cacheSize: number
+    cacheSize: number,
+    private readonly onRefused?: OnRefused | undefined
   ) {
     this.entries = new BoundedCache(cacheSize)
+    this.dropped = new BoundedCache(cacheSize)
   }
 
   /** The remembered status of `key` at `now`, if any (synchronous: the per-request path). */
   cached(key: StatusKey, now: number): AccountStatus | undefined {
-    return this.entries.get(statusKeyText(key), now)?.status
+    const entry = this.entries.get(statusKeyText(key), now)
+    if (entry === undefined) return undefined
+    // Empty on one host: one size check on the request path.
+    if (this.dropped.size !== 0 && entry.status.active && !entry.status.familyRevoked) {
+      const droppedAt = this.dropped.get(key.userId, now)
+      if (droppedAt !== undefined && entry.readAt <= droppedAt) return undefined
+    }
+    return entry.status
   }
 
   /** Remembers `status`, read (or made) at `readAt`, unless a newer read is already remembered. */
-  remember(key: StatusKey, status: AccountStatus, readAt: number): void {
+  remember(key: StatusKey, status: AccountStatus, readAt: number, heard = false): void {
     const text = statusKeyText(key)
     const current = this.entries.get(text, readAt)
     if (current !== undefined && current.readAt > readAt) return
     this.entries.set(text, { status, readAt }, readAt + this.cacheMillis)
+    if (
+      this.onRefused !== undefined &&
+      !heard &&
+      refusalOf(status) !== undefined &&
+      (current === undefined || refusalOf(current.status) === undefined)
+    )
+      this.onRefused(key, status)
+  }
+
+  /** Another host found `key` refused at about `now` (see `OnRefused`). */
+  heard(key: StatusKey, status: AccountStatus, now: number): void {
+    this.remember(key, status, now, true)
+    if (!status.active) this.dropped.set(key.userId, now, now + this.cacheMillis)
+  }
+
+  /** Forgets every remembered status (refusals from other hosts may have been missed). */
+  forgetAll(): void {
+    this.entries.clear()
   }
 
   /** The status of `key`: remembered, or read from the database (and remembered). */

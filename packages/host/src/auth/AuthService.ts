@@ -1,9 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { type AccessTokenLifetime, type ApiError, UserAccounts, UserAccountsLive } from "@rfq/engine"
-import { Clock, Context, Effect, Either, Layer, Redacted } from "effect"
+import { Clock, Context, Effect, Either, Layer, Option, Redacted, Runtime, type Scope } from "effect"
 import { AccountStanding, refusalOf } from "./AccountStanding.js"
 import { parseBearerToken } from "./BearerToken.js"
 import { LoginThrottle, type LoginThrottled, type LoginThrottleOptions } from "./LoginThrottle.js"
+import { SharedState } from "../shared/SharedState.js"
 import { defaultScryptParams, makeDummyHash, type ScryptParams } from "./SecretHash.js"
 import { makeGrants, type TokenResponse } from "./TokenGrants.js"
 import { type AuthenticatedCaller, Tokens } from "./Tokens.js"
@@ -101,24 +102,57 @@ export interface AuthOptions {
 export const DEFAULT_STATUS_CACHE_MILLIS = 5_000
 const DEFAULT_STATUS_CACHE_SIZE = 10_000
 
-export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never, UserAccounts> =>
+/**
+ * The `Auth` service. With `SharedState` in the context (multi-host mode) the failed-secret
+ * throttle is the hosts' shared one, and refusals of a token's standing found here are told to the
+ * other hosts and theirs heard here (`AccountStanding.ts#OnRefused`); without it, all is local.
+ */
+export const makeAuth = (
+  options: AuthOptions
+): Effect.Effect<AuthService, never, UserAccounts | Scope.Scope> =>
   Effect.gen(function* () {
     const accounts = yield* UserAccounts
+    const shared = Option.getOrUndefined(yield* Effect.serviceOption(SharedState))
     const secret = Redacted.isRedacted(options.jwtSecret)
       ? Redacted.value(options.jwtSecret)
       : options.jwtSecret
     const tokens = new Tokens({ secret, verifiedCacheSize: options.verifiedCacheSize })
+    const runtime = yield* Effect.runtime<never>()
+    const runFork = Runtime.runFork(runtime)
     const standing = new AccountStanding(
       accounts,
       options.statusCacheMillis ?? DEFAULT_STATUS_CACHE_MILLIS,
-      options.statusCacheSize ?? DEFAULT_STATUS_CACHE_SIZE
+      options.statusCacheSize ?? DEFAULT_STATUS_CACHE_SIZE,
+      shared === undefined
+        ? undefined
+        : (key, status) =>
+            runFork(
+              shared.invalidation.broadcast({
+                _tag: "StandingRefused",
+                userId: key.userId,
+                ...(key.clientId === undefined ? {} : { clientId: key.clientId }),
+                ...(key.family === undefined ? {} : { family: key.family }),
+                ...status
+              })
+            )
     )
+    if (shared !== undefined) {
+      yield* shared.invalidation.listen((notice) => {
+        if (notice._tag === "StandingRefused") {
+          const { _tag, active, familyRevoked, ...key } = notice
+          standing.heard(key, { active, familyRevoked }, Runtime.runSync(runtime)(Clock.currentTimeMillis))
+        } else if (notice._tag === "EverythingStale") standing.forgetAll()
+      })
+    }
 
     const { clientCredentials, refresh } = makeGrants({
       accounts,
       tokens,
       standing,
-      throttle: new LoginThrottle(options.loginThrottle),
+      throttle:
+        shared === undefined
+          ? new LoginThrottle(options.loginThrottle)
+          : shared.loginThrottle(options.loginThrottle),
       dummyHash: yield* makeDummyHash(options.scryptParams ?? defaultScryptParams),
       onSecretVerified: options.onSecretVerified
     })
@@ -196,4 +230,4 @@ export const makeAuth = (options: AuthOptions): Effect.Effect<AuthService, never
 
 /** The `Auth` service over the engine's `UserAccounts` in SQL; needs a migrated `SqlClient`. */
 export const AuthLive = (options: AuthOptions): Layer.Layer<Auth, never, SqlClient.SqlClient> =>
-  Layer.effect(Auth, makeAuth(options)).pipe(Layer.provide(UserAccountsLive))
+  Layer.scoped(Auth, makeAuth(options)).pipe(Layer.provide(UserAccountsLive))

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import { Data, type Effect } from "effect"
 import { BoundedCache } from "./BoundedCache.js"
 import { type RateDecision, RateLimiter } from "../RateLimiter.js"
 
@@ -88,7 +88,20 @@ export const addressKey = (address: string): string => {
     .join(":")}::/64`
 }
 
-export class LoginThrottle {
+/**
+ * What the grants reserve attempts with. The local `LoginThrottle` answers at once; the one
+ * shared by several hosts (`shared/RedisLoginThrottle.ts`) through an Effect.
+ */
+export interface LoginLimiter {
+  readonly windowMs: number
+  readonly attempt: (
+    clientId: string,
+    address: string | undefined,
+    now: number
+  ) => LoginAttempt | LoginThrottled | Effect.Effect<LoginAttempt, LoginThrottled>
+}
+
+export class LoginThrottle implements LoginLimiter {
   private readonly addresses: RateLimiter
   private readonly clients: RateLimiter
   /** Failed checks of a trusted (address, client) pair. */

@@ -8,7 +8,7 @@ import {
 } from "@rfq/engine"
 import { Clock, Effect, Exit, Option } from "effect"
 import type { AccountStanding } from "./AccountStanding.js"
-import { type LoginThrottle, LoginThrottled } from "./LoginThrottle.js"
+import { type LoginLimiter, LoginThrottled } from "./LoginThrottle.js"
 import { verifySecret } from "./SecretHash.js"
 import type { Tokens } from "./Tokens.js"
 
@@ -32,7 +32,7 @@ export interface GrantDependencies {
   readonly accounts: Pick<UserAccountsService, "clientAccount" | "startRefreshFamily" | "rotateRefreshToken">
   readonly tokens: Tokens
   readonly standing: AccountStanding
-  readonly throttle: LoginThrottle
+  readonly throttle: LoginLimiter
   /** A hash of the same cost as stored ones, verified for unknown client ids. */
   readonly dummyHash: string
   readonly onSecretVerified?: ((matched: boolean) => void) | undefined
@@ -54,8 +54,10 @@ export const makeGrants = ({
    */
   const authenticateClient = (clientId: string, clientSecret: string, remoteAddress: string | undefined) =>
     Effect.gen(function* () {
-      const attempt = throttle.attempt(clientId, remoteAddress, yield* Clock.currentTimeMillis)
-      if (attempt instanceof LoginThrottled) return yield* Effect.fail(attempt)
+      const reserved = throttle.attempt(clientId, remoteAddress, yield* Clock.currentTimeMillis)
+      if (reserved instanceof LoginThrottled) return yield* Effect.fail(reserved)
+      // Shared by several hosts, the reservation is a round trip.
+      const attempt = Effect.isEffect(reserved) ? yield* reserved : reserved
       let verdict = false
       return yield* Effect.gen(function* () {
         const account = yield* accounts.clientAccount(clientId)

@@ -74,7 +74,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       cancelOnDisconnect: (enabled) => {
         if (caller === undefined) return
         if (enabled && cancelOnDisconnectUser === undefined) {
-          env.cancelOnDisconnect.enable(caller.userId)
+          env.cancelOnDisconnect.enable(caller.userId, caller)
           cancelOnDisconnectUser = caller
         } else if (!enabled && cancelOnDisconnectUser !== undefined) {
           env.cancelOnDisconnect.disable(cancelOnDisconnectUser.userId)

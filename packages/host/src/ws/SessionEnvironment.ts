@@ -3,8 +3,8 @@ import type { Effect } from "effect"
 import type { AuthService } from "../auth/AuthService.js"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import type { Operation } from "../Operations.js"
-import type { RateLimiter } from "../RateLimiter.js"
-import type { CancelOnDisconnect } from "./CancelOnDisconnect.js"
+import type { RateLimit } from "../RateLimiter.js"
+import type { CancelOnDisconnectService } from "./CancelOnDisconnect.js"
 import type { SubscriptionHub } from "./SubscriptionHub.js"
 
 /** The session's contract with its surroundings: what it needs, what it offers, how it ends. */
@@ -27,10 +27,13 @@ export interface SessionEnvironment {
   readonly engine: EngineService
   /** The shared operation table by JSON-RPC method name. */
   readonly operations: ReadonlyMap<string, Operation>
-  /** Per user, shared by all sessions of the endpoint (`WS_RATE_LIMIT_PER_MINUTE`). */
-  readonly limiter: RateLimiter
+  /**
+   * Per user, shared by all sessions of the endpoint (`WS_RATE_LIMIT_PER_MINUTE`), and by all hosts
+   * in multi-host mode.
+   */
+  readonly limiter: RateLimit
   readonly hub: SubscriptionHub
-  readonly cancelOnDisconnect: CancelOnDisconnect
+  readonly cancelOnDisconnect: CancelOnDisconnectService
   readonly heartbeatTimeoutMs: number
   readonly maxBatch: number
   /** Frames received but not yet answered, in bytes of text; past it the connection is closed. */

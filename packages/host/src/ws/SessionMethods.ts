@@ -10,6 +10,7 @@ import {
 } from "@rfq/engine"
 import { Effect, Either, Schema } from "effect"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
+import type { RateDecision } from "../RateLimiter.js"
 import { runCall, runOperation } from "../CallPipeline.js"
 import {
   answerOfCause,
@@ -179,6 +180,12 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
   }
   const isOpen = (method: string) => method === "auth" || method === "heartbeat"
 
+  /** The call if the user's rate limit let it through, else the refusal. */
+  const limited = (decision: RateDecision, run: () => Effect.Effect<unknown, RpcRefusal>) =>
+    decision.allowed
+      ? run()
+      : Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
+
   /** Authenticate → rate limit → method; the outcome of one call, or what refused it. */
   const dispatch = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<unknown, RpcRefusal> => {
     // Spec: the time the heartbeat was received, even if calls queued before it took a while.
@@ -192,14 +199,14 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
     if (caller === undefined)
       return Effect.fail(method === undefined ? methodNotFound(call.method) : authenticationRequired)
     const proceed = (): Effect.Effect<unknown, RpcRefusal> => {
+      const run = () =>
+        method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params, caller)
       // Every message of a user counts, a call of an unknown method included.
-      if (!UNLIMITED_METHODS.has(call.method)) {
-        const decision = env.limiter.take(`user:${caller.userId}`, now)
-        if (!decision.allowed) {
-          return Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
-        }
-      }
-      return method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params, caller)
+      if (UNLIMITED_METHODS.has(call.method)) return run()
+      const decision = env.limiter.take(`user:${caller.userId}`, now)
+      return Effect.isEffect(decision)
+        ? Effect.flatMap(decision, (d) => limited(d, run))
+        : limited(decision, run)
     }
     // The token still stands (client and user active, family not revoked), by the status cache
     // that REST uses: the session never acts on a token REST refuses.

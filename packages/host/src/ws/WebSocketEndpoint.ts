@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer"
 import { type Caller, Engine, Events } from "@rfq/engine"
-import { Duration, Effect, FiberSet, Runtime, Scope } from "effect"
+import { Duration, Effect, FiberSet, Option, Runtime, Scope } from "effect"
 import uWS from "uWebSockets.js"
 import { Auth } from "../auth/AuthService.js"
 import type { HostConfig } from "../Config.js"
@@ -9,7 +9,8 @@ import type { HttpServer } from "../HttpServer.js"
 import { operations as allOperations, type Operation } from "../Operations.js"
 import { RateLimiter } from "../RateLimiter.js"
 import { MAX_BODY_BYTES } from "../RequestHandler.js"
-import { CancelOnDisconnect } from "./CancelOnDisconnect.js"
+import { SharedState } from "../shared/SharedState.js"
+import { CancelOnDisconnect, type CancelOnDisconnectService } from "./CancelOnDisconnect.js"
 import { DEFAULT_MAX_BATCH } from "./JsonRpc.js"
 import { DEFAULT_REVOCATION_CHECK_MS, watchRevocations } from "./RevocationWatch.js"
 import { makeSession } from "./Session.js"
@@ -41,7 +42,7 @@ export interface WebSocketEndpoint {
   /** How many connections ended with each close code so far (for metrics and tests). */
   readonly closeCodes: () => ReadonlyMap<number, number>
   readonly hub: SubscriptionHub
-  readonly cancelOnDisconnect: CancelOnDisconnect
+  readonly cancelOnDisconnect: CancelOnDisconnectService
 }
 
 /** Set at upgrade; everything the socket needs later lives here (uWS's `req` dies with the callback). */
@@ -95,13 +96,19 @@ export const attachWebSocket = (
             Effect.catchAllCause((cause) => Effect.logError("cancel-on-disconnect failed", cause)),
             Effect.asVoid
           )
-    const cancelOnDisconnect = new CancelOnDisconnect(cancelQuotes)
+    // One host counts here; several hosts count a user's sessions together (`SharedState`).
+    const shared = yield* Effect.serviceOption(SharedState)
+    const cancelOnDisconnect = Option.isSome(shared)
+      ? yield* shared.value.cancelOnDisconnect(cancelQuotes)
+      : new CancelOnDisconnect(cancelQuotes)
 
     const env: SessionEnvironment = {
       auth,
       engine,
       operations: new Map((options.operations ?? allOperations).map((op) => [op.rpc, op])),
-      limiter: new RateLimiter(options.rateLimitPerMinute),
+      limiter: Option.isSome(shared)
+        ? shared.value.rateLimit("ws", options.rateLimitPerMinute)
+        : new RateLimiter(options.rateLimitPerMinute),
       hub,
       cancelOnDisconnect,
       heartbeatTimeoutMs: options.heartbeatTimeoutMs,

@@ -30,7 +30,10 @@ const HOST_VARIABLES = [
   "ENCRYPTION_KEY",
   "ENCRYPTION_KEYS",
   "JWT_SECRET",
-  "LOG_LEVEL"
+  "LOG_LEVEL",
+  "RUNNER_ADDRESS",
+  "NATS_URL",
+  "REDIS_URL"
 ]
 
 export interface HostExit {

@@ -13,6 +13,7 @@ import { hostileStringsItem } from "./HostileStrings.js"
 import { moneyRulesItem } from "./MoneyRules.js"
 import { revocationItem } from "./Revocation.js"
 import { withHost } from "./WithHost.js"
+import { hostKillItem } from "../cluster/HostKill.js"
 
 export { type Figure, formatFigures, SCALE, type Scale } from "./Figures.js"
 export * from "./ItemFigures.js"
@@ -198,5 +199,6 @@ export const items: ReadonlyArray<Item> = [
   guessingItem,
   hostileStringsItem,
   moneyRulesItem,
-  cursorProbeItem
+  cursorProbeItem,
+  hostKillItem
 ]

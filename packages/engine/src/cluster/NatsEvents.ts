@@ -1,0 +1,70 @@
+import { jetstream } from "@nats-io/jetstream"
+import { Context, Effect, Layer, PubSub } from "effect"
+import { Events, type EngineEvent, type EventsService } from "../services/Events.js"
+import { ClusterBus, makeClusterBus } from "./ClusterBus.js"
+import { ensureStream, publishEvents } from "./EventStream.js"
+import { natsConnection, natsNames, type NatsUnavailable } from "./NatsConnection.js"
+import { followStream, openConsumer, StepGuard } from "./StreamFollower.js"
+
+/** Where NATS is and how the namespace's event stream is kept. */
+export interface NatsEventsOptions {
+  /** NATS server URLs, comma-separated (`nats://127.0.0.1:4222`). */
+  readonly servers: string
+  /** Separates services (and test files) sharing one NATS server. */
+  readonly namespace: string
+  /** Over how long a step published twice is stored once; default 2 minutes. */
+  readonly duplicateWindowMs?: number
+  /** How long the stream keeps events; default 1 hour. */
+  readonly maxAgeMs?: number
+  /** How long a publish keeps trying while NATS does not acknowledge; default 5 seconds. */
+  readonly publishDeadlineMs?: number
+}
+
+/**
+ * Engine events over NATS JetStream, for several hosts serving one venue, and the hosts' bus.
+ *
+ * - One stream per namespace (`EventStream.ts#ensureStream`), set up idempotently at start.
+ * - `publish` stores each step as one message on its RFQ's subject with message id
+ *   `<rfqId>:<seq>`, waiting for the acknowledgement (`EventStream.ts#publishEvents`). It is
+ *   idempotent, so it also serves to republish what a crash left unpublished.
+ * - Every host, the publisher included, receives events only from the stream: at start one ordered
+ *   consumer per host begins after the stream's last message, and each message's events go to this
+ *   host's subscribers in stream order, each step once (`StreamFollower.ts`).
+ * - `ClusterBus` on the same connection (`ClusterBus.ts`).
+ *
+ * The connection, consumer and subscriptions close with the layer's scope. NATS unreachable at
+ * start, or a stream JetStream refuses, is `NatsUnavailable`.
+ */
+export const NatsEventsLive = (
+  options: NatsEventsOptions
+): Layer.Layer<Events | ClusterBus, NatsUnavailable> =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const limits = {
+        duplicateWindowMs: options.duplicateWindowMs ?? 2 * 60_000,
+        maxAgeMs: options.maxAgeMs ?? 60 * 60_000
+      }
+      if (!(limits.duplicateWindowMs > 0 && limits.duplicateWindowMs <= limits.maxAgeMs)) {
+        return yield* Effect.dieMessage("NatsEventsLive: need 0 < duplicateWindowMs <= maxAgeMs")
+      }
+      const names = yield* Effect.sync(() => natsNames(options.namespace))
+      const nc = yield* natsConnection(options.servers, `rfq ${names.stream}`)
+      const ensure = ensureStream(nc, names, limits)
+      const info = yield* ensure
+      const js = jetstream(nc)
+
+      const hub = yield* Effect.acquireRelease(PubSub.unbounded<EngineEvent>(), PubSub.shutdown)
+      // Created on the server before the layer is ready: every message stored from here on reaches this host.
+      const firstSeq = info.state.last_seq + 1
+      const first = yield* openConsumer(js, names, firstSeq)
+      yield* Effect.forkScoped(
+        followStream({ js, ensure, names, first, firstSeq, hub, guard: new StepGuard(limits.maxAgeMs) })
+      )
+
+      const events: EventsService = {
+        publish: publishEvents(js, names, options.publishDeadlineMs ?? 5_000),
+        subscribe: PubSub.subscribe(hub)
+      }
+      return Context.make(Events, events).pipe(Context.add(ClusterBus, makeClusterBus(nc, names)))
+    })
+  )

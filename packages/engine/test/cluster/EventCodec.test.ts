@@ -1,0 +1,73 @@
+import { describe, expect, it } from "@effect/vitest"
+import { BigDecimal } from "effect"
+import * as fc from "fast-check"
+import { decodeEvents, EventDecodeError, encodeEvents } from "../../src/cluster/EventCodec.js"
+import type { EngineEvent } from "../../src/services/Events.js"
+import { eventsArb, stepEvents, withoutUndefined } from "./eventFixtures.js"
+
+const roundTrip = (events: ReadonlyArray<EngineEvent>) => decodeEvents(encodeEvents(events))
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+describe("EventCodec", () => {
+  it("round-trips generated events exactly, keeping undefined optional fields absent", () => {
+    fc.assert(
+      fc.property(eventsArb, (events) => {
+        expect(roundTrip(events)).toStrictEqual(withoutUndefined(events))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("keeps decimal strings digit for digit", () => {
+    for (const price of [
+      "0.0001",
+      "-12.5",
+      "-12.50",
+      "0.00000001",
+      "1e-8",
+      "123456789012345678.000000000001"
+    ]) {
+      const [quoteEvent] = roundTrip(stepEvents(7, 2, price))
+      expect(quoteEvent?.type === "quote" && quoteEvent.quote.price).toBe(price)
+    }
+  })
+
+  it("brings BigDecimal values back as BigDecimal with the same value and scale", () => {
+    const decimals = [
+      BigDecimal.make(1n, 4), // 0.0001
+      BigDecimal.make(-1250n, 2), // -12.50, scale kept
+      BigDecimal.make(1n, 8), // 1e-8
+      BigDecimal.make(5n, -3) // 5000 at a negative scale
+    ]
+    const [event] = stepEvents(3, 1)
+    const carrying = { ...event!, extra: { decimals, big: 2n ** 70n } } as unknown as EngineEvent
+    const back = roundTrip([carrying])[0] as unknown as {
+      extra: { decimals: Array<BigDecimal.BigDecimal>; big: bigint }
+    }
+    expect(back.extra.big).toBe(2n ** 70n)
+    expect(back.extra.decimals.map((d) => [BigDecimal.isBigDecimal(d), d.value, d.scale])).toStrictEqual(
+      decimals.map((d) => [true, d.value, d.scale])
+    )
+  })
+
+  it("leaves out a field set to undefined", () => {
+    const [event] = roundTrip(stepEvents(5, 1))
+    expect(event?.view).not.toHaveProperty("trade")
+  })
+
+  it("refuses what is not an event message", () => {
+    const events = stepEvents(4, 2)
+    const wire = JSON.parse(new TextDecoder().decode(encodeEvents(events))) as {
+      v: number
+      events: Array<unknown>
+    }
+    const bad = [
+      utf8("not json"),
+      new Uint8Array([0xff, 0xfe]),
+      utf8(JSON.stringify({ ...wire, v: 2 })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: "2" }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], quote: undefined }] }))
+    ]
+    for (const bytes of bad) expect(() => decodeEvents(bytes)).toThrow(EventDecodeError)
+  })
+})

@@ -1,0 +1,238 @@
+import { jetstream } from "@nats-io/jetstream"
+import { connect, nanos } from "@nats-io/transport-node"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from "effect"
+import { encodeEvents } from "../../src/cluster/EventCodec.js"
+import { publishEvents } from "../../src/cluster/EventStream.js"
+import { natsNames } from "../../src/cluster/NatsConnection.js"
+import { NatsEventsLive } from "../../src/cluster/NatsEvents.js"
+import type { EngineEvent } from "../../src/services/Events.js"
+import { stepEvents, withoutUndefined } from "./eventFixtures.js"
+import { deleteStream, randomNamespace, servers, startHost, takeUntilMarker, withJsm } from "./natsSupport.js"
+
+const namespace = randomNamespace()
+const otherNamespaces: Array<string> = []
+afterAll(() => Promise.all([namespace, ...otherNamespaces].map(deleteStream)))
+
+/** What a receiver must get of `steps`, in order: the events as JSON carries them. */
+const expected = (steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
+  withoutUndefined(steps.flatMap(([rfqId, seq]) => stepEvents(rfqId, seq)))
+
+const ofRfq = (events: ReadonlyArray<EngineEvent>, rfqId: number) =>
+  events.filter((e) => e.view.rfq.id === rfqId)
+
+/** Stores a step's events in the stream directly, without a message id: a duplicate JetStream cannot see. */
+const storeWithoutId = (rfqId: number, seq: number) =>
+  Effect.promise(async () => {
+    const nc = await connect({ servers })
+    try {
+      await jetstream(nc).publish(
+        natsNames(namespace).eventSubject(rfqId),
+        encodeEvents(stepEvents(rfqId, seq))
+      )
+    } finally {
+      await nc.close()
+    }
+  })
+
+describe("NatsEventsLive", () => {
+  it.scopedLive("every host receives every step once, in each RFQ's order, whichever host published it", () =>
+    Effect.gen(function* () {
+      const hosts = [yield* startHost({ namespace }), yield* startHost({ namespace })] as const
+      const queues = [yield* hosts[0].events.subscribe, yield* hosts[1].events.subscribe]
+      const rfqIds = [101, 102, 103, 104, 105, 106]
+      const seqs = [1, 2, 3, 4, 5]
+      // RFQs concurrently, each RFQ's steps one after the other, alternating between the hosts.
+      yield* Effect.forEach(
+        rfqIds,
+        (rfqId) =>
+          Effect.forEach(seqs, (seq) => hosts[(rfqId + seq) % 2]!.events.publish(stepEvents(rfqId, seq))),
+        { concurrency: "unbounded" }
+      )
+      yield* hosts[0].events.publish(stepEvents(199, 1))
+
+      for (const queue of queues) {
+        const got = yield* takeUntilMarker(queue, 199)
+        expect(got.length).toBe(rfqIds.length * (1 + 2 * (seqs.length - 1)))
+        for (const rfqId of rfqIds) {
+          expect(ofRfq(got, rfqId)).toStrictEqual(expected(seqs.map((seq) => [rfqId, seq] as const)))
+        }
+      }
+    })
+  )
+
+  it.scopedLive(
+    "a step published again is delivered once, and an older step after a newer one not at all",
+    () =>
+      Effect.gen(function* () {
+        const [a, b] = [yield* startHost({ namespace }), yield* startHost({ namespace })]
+        const queues = [yield* a.events.subscribe, yield* b.events.subscribe]
+        yield* a.events.publish(stepEvents(201, 1))
+        yield* a.events.publish(stepEvents(201, 1)) // same message id: JetStream drops it
+        yield* b.events.publish(stepEvents(201, 1))
+        yield* b.events.publish(stepEvents(201, 2))
+        yield* storeWithoutId(201, 2) // stored twice (a republish after the duplicate window)
+        yield* storeWithoutId(201, 1) // an older step after a newer one
+        yield* a.events.publish(stepEvents(201, 3))
+        yield* a.events.publish(stepEvents(299, 1))
+
+        for (const queue of queues) {
+          expect(yield* takeUntilMarker(queue, 299)).toStrictEqual(
+            expected([
+              [201, 1],
+              [201, 2],
+              [201, 3]
+            ])
+          )
+        }
+      })
+  )
+
+  it.scopedLive("decimals arrive digit for digit", () =>
+    Effect.gen(function* () {
+      const host = yield* startHost({ namespace })
+      const queue = yield* host.events.subscribe
+      const prices = ["0.0001", "-12.5", "0.00000001", "98765432109876543210.123456789"]
+      yield* Effect.forEach(prices, (price, i) => host.events.publish(stepEvents(301, i + 2, price)))
+      yield* host.events.publish(stepEvents(399, 1))
+      const got = yield* takeUntilMarker(queue, 399)
+      expect(got.flatMap((e) => (e.type === "quote" ? [e.quote.price] : []))).toStrictEqual(prices)
+      expect(got.flatMap((e) => e.view.quotes.map((q) => q.price))).toStrictEqual(
+        prices.flatMap((p) => [p, p])
+      )
+    })
+  )
+
+  it.scopedLive("a host receives what is stored after it started, not before", () =>
+    Effect.gen(function* () {
+      const a = yield* startHost({ namespace })
+      const early = yield* a.events.subscribe
+      yield* a.events.publish(stepEvents(401, 1))
+      const b = yield* startHost({ namespace })
+      const late = yield* b.events.subscribe
+      yield* a.events.publish(stepEvents(401, 2))
+      yield* a.events.publish(stepEvents(499, 1))
+      expect(yield* takeUntilMarker(late, 499)).toStrictEqual(expected([[401, 2]]))
+      expect(yield* takeUntilMarker(early, 499)).toStrictEqual(
+        expected([
+          [401, 1],
+          [401, 2]
+        ])
+      )
+    })
+  )
+
+  it.scopedLive("the bus reaches every host on the topic, the sender's own included", () =>
+    Effect.gen(function* () {
+      const [a, b] = [yield* startHost({ namespace }), yield* startHost({ namespace })]
+      const clears = [yield* a.bus.subscribe("cache.clear"), yield* b.bus.subscribe("cache.clear")]
+      const others = [yield* a.bus.subscribe("tokens-revoked"), yield* b.bus.subscribe("tokens-revoked")]
+      yield* a.bus.broadcast("cache.clear", {
+        from: "a",
+        keys: [1, 2.5, "x"],
+        nested: { ok: true, none: null }
+      })
+      yield* b.bus.broadcast("cache.clear", { from: "b" })
+      yield* b.bus.broadcast("tokens-revoked", "marker")
+      for (const queue of clears) {
+        expect(Chunk.toReadonlyArray(yield* Queue.takeN(queue, 2))).toStrictEqual([
+          { from: "a", keys: [1, 2.5, "x"], nested: { ok: true, none: null } },
+          { from: "b" }
+        ])
+      }
+      for (const queue of others) expect(yield* Queue.take(queue)).toBe("marker")
+    })
+  )
+
+  it.scopedLive("hosts starting together set the stream up once; a host with other limits updates it", () =>
+    Effect.gen(function* () {
+      const fresh = randomNamespace()
+      otherNamespaces.push(fresh)
+      const { stream } = natsNames(fresh)
+      yield* Effect.all(
+        Array.from({ length: 4 }, () => startHost({ namespace: fresh })),
+        { concurrency: "unbounded" }
+      )
+      const before = yield* Effect.promise(() => withJsm((jsm) => jsm.streams.info(stream)))
+      expect([before.config.max_age, before.config.duplicate_window]).toStrictEqual([
+        nanos(3_600_000),
+        nanos(120_000)
+      ])
+      expect(before.config.subjects).toStrictEqual([`rfq.${fresh}.events.>`])
+
+      yield* startHost({ namespace: fresh, maxAgeMs: 600_000, duplicateWindowMs: 30_000 })
+      const after = yield* Effect.promise(() => withJsm((jsm) => jsm.streams.info(stream)))
+      expect([after.config.max_age, after.config.duplicate_window]).toStrictEqual([
+        nanos(600_000),
+        nanos(30_000)
+      ])
+    })
+  )
+
+  it.scopedLive("a host whose stream was deleted sets it up again and carries on", () =>
+    Effect.gen(function* () {
+      const fresh = randomNamespace()
+      otherNamespaces.push(fresh)
+      const { stream } = natsNames(fresh)
+      const host = yield* startHost({ namespace: fresh })
+      const queue = yield* host.events.subscribe
+      yield* host.events.publish(stepEvents(501, 1))
+      yield* host.events.publish(stepEvents(598, 1))
+      expect(yield* takeUntilMarker(queue, 598)).toStrictEqual(expected([[501, 1]]))
+
+      yield* Effect.promise(() => deleteStream(fresh))
+      // Waits (with no deadline of its own) for the host to notice and create the stream again.
+      yield* Effect.tryPromise(() => withJsm((jsm) => jsm.streams.info(stream))).pipe(
+        Effect.retry(Schedule.spaced("100 millis"))
+      )
+      yield* host.events.publish(stepEvents(501, 2))
+      yield* host.events.publish(stepEvents(599, 1))
+      expect(yield* takeUntilMarker(queue, 599)).toStrictEqual(expected([[501, 2]]))
+    })
+  )
+
+  it.live("a closed host leaves no consumer behind", () =>
+    Effect.gen(function* () {
+      const fresh = randomNamespace()
+      otherNamespaces.push(fresh)
+      const consumers = Effect.promise(() =>
+        withJsm(async (jsm) => (await jsm.consumers.list(natsNames(fresh).stream).next()).length)
+      )
+      const scope = yield* Scope.make()
+      yield* Scope.extend(startHost({ namespace: fresh }), scope)
+      expect(yield* consumers).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      expect(yield* consumers).toBe(0)
+    })
+  )
+
+  it.live("a publish NATS never acknowledges gives up after its deadline, logged, without failing", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ logLevel, message }) => {
+          logged.push(`${logLevel.label} ${String(message)}`)
+        })
+      )
+      const nc = yield* Effect.acquireRelease(
+        Effect.promise(() => connect({ servers })),
+        (c) => Effect.promise(() => c.close())
+      )
+      // No host ever set this namespace's stream up: nothing answers its subjects.
+      const publish = publishEvents(jetstream(nc), natsNames(randomNamespace()), "300 millis")
+      yield* publish(stepEvents(601, 1)).pipe(Effect.provide(capture))
+      expect(logged).toStrictEqual([expect.stringMatching(/^ERROR events of step 601:1 not published/)])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("NATS out of reach is NatsUnavailable", () =>
+    Effect.gen(function* () {
+      const error = yield* Layer.build(NatsEventsLive({ servers: "nats://127.0.0.1:1", namespace })).pipe(
+        Effect.scoped,
+        Effect.flip
+      )
+      expect(error._tag).toBe("NatsUnavailable")
+    })
+  )
+})

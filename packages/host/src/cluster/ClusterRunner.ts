@@ -1,0 +1,82 @@
+import {
+  RunnerAddress,
+  RunnerHealth,
+  Runners,
+  ShardingConfig,
+  SocketRunner,
+  SqlMessageStorage,
+  SqlRunnerStorage
+} from "@effect/cluster"
+import { layerClientProtocol, layerSocketServer } from "@effect/platform-node/NodeClusterSocket"
+import { RpcSerialization } from "@effect/rpc"
+import { makeClientLayer } from "@rfq/engine"
+import { Duration, Layer, Option } from "effect"
+
+export interface ClusterRunnerOptions {
+  /** Where the other hosts reach this one; it listens there too. */
+  readonly runnerHost: string
+  readonly runnerPort: number
+  /** The service's PostgreSQL, where the cluster keeps its runners, shard locks and messages. */
+  readonly databaseUrl: string
+  readonly schema?: string | undefined
+}
+
+/**
+ * How soon the shards of a host that stopped answering are taken over: its shard locks expire after
+ * `SHARD_LOCK_EXPIRATION` (refreshed every third of it), and runners check each other's health
+ * every `HEALTH_CHECK_INTERVAL`. Together they bound an outage of a killed host's RFQs at ~10 s.
+ */
+export const SHARD_LOCK_EXPIRATION = Duration.seconds(10)
+export const HEALTH_CHECK_INTERVAL = Duration.seconds(2)
+
+/**
+ * Every setting of the cluster, given explicitly: `ShardingConfig.layerFromEnv` (which
+ * `NodeClusterSocket.layer` uses) would also read `HOST` and `PORT`, our own variables.
+ * Advisory shard locks are off: their ids ignore the tables' prefix and schema, so two services
+ * (or two test runs) on one database would take each other's locks; the lock rows are enough.
+ */
+export const shardingConfigOf = (options: ClusterRunnerOptions): ShardingConfig.ShardingConfig["Type"] => ({
+  ...ShardingConfig.defaults,
+  runnerAddress: Option.some(RunnerAddress.make(options.runnerHost, options.runnerPort)),
+  runnerListenAddress: Option.none(),
+  shardLockExpiration: SHARD_LOCK_EXPIRATION,
+  shardLockRefreshInterval: Duration.seconds(3),
+  shardLockDisableAdvisory: true,
+  runnerHealthCheckInterval: HEALTH_CHECK_INTERVAL,
+  refreshAssignmentsInterval: Duration.seconds(1),
+  // Our entity handlers are plain calls into the engine; the engine keeps its own state.
+  entityMaxIdleTime: Duration.minutes(1),
+  entityTerminationTimeout: Duration.seconds(5)
+})
+
+/**
+ * This host as a runner of the cluster (`@effect/cluster`): the socket server other runners send
+ * to, the client it sends with, health checks by ping, and the cluster's SQL storage on the
+ * service's own PostgreSQL (tables `cluster_*`, created by the cluster, in the service's schema),
+ * over a small connection pool of its own so the cluster's polling never queues behind requests.
+ * Provides `Sharding` (and `ShardingConfig`, which the engine's shard watch reads).
+ */
+export const clusterRunnerLayer = (options: ClusterRunnerOptions) => {
+  const config = ShardingConfig.layer(shardingConfigOf(options))
+  const sql = makeClientLayer({
+    kind: "postgres",
+    url: options.databaseUrl,
+    schema: options.schema,
+    queryTimeoutMs: 10_000
+  })
+  const storage = Layer.mergeAll(
+    SqlMessageStorage.layerWith({ prefix: "cluster" }),
+    Layer.orDie(SqlRunnerStorage.layerWith({ prefix: "cluster" }))
+  ).pipe(Layer.provide(sql))
+  const health = RunnerHealth.layerPing.pipe(
+    Layer.provide(Runners.layerRpc),
+    Layer.provide(layerClientProtocol)
+  )
+  return SocketRunner.layer.pipe(
+    Layer.provide([layerSocketServer, layerClientProtocol]),
+    Layer.provide(health),
+    Layer.provideMerge(storage),
+    Layer.provideMerge(config),
+    Layer.provide(RpcSerialization.layerMsgPack)
+  )
+}

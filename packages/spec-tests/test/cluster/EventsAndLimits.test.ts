@@ -1,0 +1,157 @@
+import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { ApiClient } from "../../src/ApiClient.js"
+import { type ClusterProcesses, startCluster } from "../../src/cluster/ClusterProcesses.js"
+import { markQuote, newRfq, openWorlds } from "../../src/cluster/ClusterWorlds.js"
+import { rfqBody, sleep } from "../../src/Fixtures.js"
+import { openRpcSession, type RpcSession } from "../../src/RpcSession.js"
+import type { World } from "../../src/World.js"
+
+/**
+ * Three hosts in multi-host mode, with a per-user limit low enough to count: WebSocket subscribers
+ * on one host hear every event of traffic sent through the others, once and in each RFQ's order;
+ * one user's requests spread over the hosts get exactly the limit.
+ */
+
+const LIMIT = 120
+const START_MS = 240_000
+let cluster: ClusterProcesses
+let hosts: ReadonlyArray<World>
+
+beforeAll(async () => {
+  cluster = await startCluster({
+    hosts: 3,
+    env: { RATE_LIMIT_PER_MINUTE: `${LIMIT}`, RFQ_TTL_SECONDS: "3600" }
+  })
+  hosts = await openWorlds(cluster)
+}, START_MS)
+
+afterAll(async () => {
+  await cluster?.stop()
+}, START_MS)
+
+interface Note {
+  readonly channel: string
+  readonly data: {
+    readonly event: string
+    readonly rfqId?: number
+    readonly rfqQuoteId?: number
+    readonly status?: string
+  }
+}
+
+const notes = (session: RpcSession): Array<Note> =>
+  session.connection.notifications.map((n) => (n as { params: Note }).params)
+
+/** The notes of one RFQ on one channel, as `event/status` texts, in arrival order. */
+const storyOf = (all: ReadonlyArray<Note>, channel: string, rfqId: number) =>
+  all
+    .filter((n) => n.channel === channel && n.data.rfqId === rfqId)
+    .map((n) => `${n.data.event}/${n.data.status ?? ""}`)
+
+describe("events across hosts", () => {
+  it("subscribers on every host hear the traffic sent through the others, once, in order", async () => {
+    const [a, b, c] = hosts as [World, World, World]
+    const channels = ["rfq.taker", "rfq_quote.taker"]
+    const sessions = await Promise.all([a, b, c].map((w) => openRpcSession(w, "taker")))
+    try {
+      for (const s of sessions) await s.result("v1/subscribe", { channels })
+      const rfqIds: Array<number> = []
+      for (let i = 0; i < 8; i++) {
+        const rfqId = await newRfq(i % 2 === 0 ? b : c)
+        rfqIds.push(rfqId)
+        const quoted = await c.api.post("/v1/rfq/quote", {
+          token: c.token("maker1"),
+          json: {
+            rfqId,
+            direction: "sell",
+            amount: 100,
+            settlementOption: "DBT",
+            ...(await markQuote(c, rfqId))
+          }
+        })
+        assert.strictEqual(quoted.status, 200, quoted.text)
+        const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
+        const updated = await b.api.put("/v1/rfq/quote", {
+          token: b.token("maker1"),
+          json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...(await markQuote(b, rfqId)) }
+        })
+        assert.strictEqual(updated.status, 200, updated.text)
+        const cancelled = await c.api.post("/v1/rfq/cancel", { token: c.token("taker"), json: { rfqId } })
+        assert.strictEqual(cancelled.status, 200, cancelled.text)
+      }
+      // Created, quoted, updated, cancelled: two RFQ events and three quote events per RFQ.
+      const expected = rfqIds.length * 5
+      const deadline = Date.now() + 20_000
+      while (sessions.some((s) => notes(s).length < expected) && Date.now() < deadline) await sleep(50)
+      await sleep(300)
+      const [onA, onB, onC] = sessions.map(notes) as [Array<Note>, Array<Note>, Array<Note>]
+      for (const rfqId of rfqIds) {
+        const rfqStory = storyOf(onA, "rfq.taker", rfqId)
+        assert.deepStrictEqual(rfqStory, ["created/open", "updated/cancelled"], `RFQ ${rfqId} on A`)
+        const quoteStory = storyOf(onA, "rfq_quote.taker", rfqId)
+        // A cancelled RFQ's active quotes leave its book: `deleted`, status cancelled.
+        assert.deepStrictEqual(quoteStory, ["created/active", "updated/active", "deleted/cancelled"])
+        for (const other of [onB, onC]) {
+          assert.deepStrictEqual(storyOf(other, "rfq.taker", rfqId), rfqStory)
+          assert.deepStrictEqual(storyOf(other, "rfq_quote.taker", rfqId), quoteStory)
+        }
+      }
+      for (const s of sessions) assert.strictEqual(notes(s).length, expected)
+    } finally {
+      for (const s of sessions) s.close()
+    }
+  }, 120_000)
+})
+
+describe("caches across hosts", () => {
+  it("credentials created and deleted on one host are used or refused at once on the others (the bus)", async () => {
+    const [a, b] = hosts as [World, World]
+    const createWith = (credentialsId: number) =>
+      b.api.post("/v1/rfq/0", {
+        token: b.token("taker"),
+        json: rfqBody(b, "taker", { settlementCredentials: { DBT: credentialsId } })
+      })
+    // B reads (and caches) the taker desk's credentials.
+    assert.strictEqual((await createWith(b.credentialsId("taker", "dbt-main"))).status, 200)
+    const created = await a.api.post("/v1/account/exchange-credentials", {
+      token: a.token("taker"),
+      json: {
+        alias: `bus-${Date.now()}`,
+        exchange: "DBT",
+        clientId: "bus-client",
+        clientSecret: "bus-secret"
+      }
+    })
+    assert.strictEqual(created.status, 200, created.text)
+    const id = (created.body as { credentialsId: number }).credentialsId
+    const withNew = await createWith(id)
+    assert.strictEqual(withNew.status, 200, withNew.text)
+    const deleted = await a.api.delete(`/v1/account/exchange-credentials/${id}`, { token: a.token("taker") })
+    assert.strictEqual(deleted.status, 200, deleted.text)
+    const withDeleted = await createWith(id)
+    assert.strictEqual(withDeleted.status, 404, withDeleted.text)
+  })
+})
+
+describe("limits across hosts", () => {
+  it("one user's requests round robin over the hosts: exactly the limit passes", async () => {
+    // A fresh window: wait for the next minute if this one is nearly over.
+    const intoMinute = Date.now() % 60_000
+    if (intoMinute > 40_000) await sleep(60_000 - intoMinute + 200)
+    const token = hosts[0]!.token("maker3")
+    // Clients that answer a 429 as it comes (the worlds' clients wait for the window and resend).
+    const clients = hosts.map((w) => new ApiClient(w.api.baseUrl, { retryOnRateLimit: false }))
+    // What is left of the user's window (logging in the worlds used some of it).
+    const probe = await clients[0]!.get("/v1/exchange/maker", { token })
+    assert.strictEqual(probe.status, 200)
+    const left = Number(probe.headers.get("x-ratelimit-remaining"))
+    assert.isAbove(left, LIMIT / 2)
+    const statuses = await Promise.all(
+      Array.from({ length: left + 60 }, (_, i) =>
+        clients[i % clients.length]!.get("/v1/exchange/maker", { token }).then((r) => r.status)
+      )
+    )
+    assert.strictEqual(statuses.filter((s) => s === 200).length, left)
+    assert.strictEqual(statuses.filter((s) => s === 429).length, 60)
+  }, 120_000)
+})
