@@ -13,6 +13,7 @@ import { type HostConfig, loadHostConfig } from "./Config.js"
 import { acquireDataDirLock } from "./DataDirLock.js"
 import { databaseLayerConfig } from "./Host.js"
 import { resolveSecrets } from "./Secrets.js"
+import { announceChange } from "./shared/AdminNotice.js"
 
 /**
  * `npm run admin -- <command>`: provisioning outside demo mode. It opens the same database as the
@@ -130,13 +131,22 @@ const run = (args: ReadonlyArray<string>, config: HostConfig) =>
     return yield* Effect.fail(new Usage({ message: usage }))
   })
 
+/** The commands whose change running hosts may hold in a cache. */
+const CHANGES_ACCOUNTS = new Set(["client deactivate", "maker create", "counterparty add"])
+
 const program = Effect.gen(function* () {
   const config = yield* loadHostConfig
   if (config.database.kind === "pglite") yield* acquireDataDirLock(config.dataDir)
-  const output = yield* run(process.argv.slice(2), config).pipe(
+  const args = process.argv.slice(2)
+  const output = yield* run(args, config).pipe(
     Effect.provide(Layer.provideMerge(UserAccountsLive, makeDatabaseLayer(databaseLayerConfig(config))))
   )
   process.stdout.write(`${output}\n`)
+  // Several hosts: they drop their account caches now (see `shared/AdminNotice.ts`).
+  if (Option.isSome(config.cluster) && CHANGES_ACCOUNTS.has(`${args[0]} ${args[1]}`)) {
+    const warning = yield* announceChange(config.cluster.value)
+    if (warning !== undefined) process.stderr.write(`${warning}\n`)
+  }
 }).pipe(
   Effect.scoped,
   Effect.tapError((error) =>

@@ -48,6 +48,8 @@ export interface ClusterProcesses {
   readonly runnerAddress: (index: number) => string
   /** HAProxy in front, when asked for: its `url` and `wsUrl` reach any host. */
   readonly proxy: FrontProxy | undefined
+  /** The environment host `index` runs with (for a tool run beside it: the admin command). */
+  readonly environment: (index: number) => Record<string, string>
   /** Host `index`'s process while it runs (pid, output), undefined once killed. */
   readonly process: (index: number) => RunningHost | undefined
   /** Sends `signal` (default SIGTERM: drain and leave) to host `index` and waits for its exit. */
@@ -155,6 +157,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<Cluste
     baseUrl,
     wsUrl: (index) => `ws://127.0.0.1:${httpPort(index)}/ws/v1`,
     runnerAddress,
+    environment: envOf,
     proxy,
     process: (index) => hosts[index],
     kill,

@@ -1,5 +1,6 @@
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { ApiClient } from "../../src/ApiClient.js"
+import { runAdmin } from "../../src/reliability/AdminCommand.js"
 import { type ClusterProcesses, startCluster } from "../../src/cluster/ClusterProcesses.js"
 import { markQuote, newRfq, openWorlds } from "../../src/cluster/ClusterWorlds.js"
 import { rfqBody, sleep } from "../../src/Fixtures.js"
@@ -131,6 +132,26 @@ describe("caches across hosts", () => {
     const withDeleted = await createWith(id)
     assert.strictEqual(withDeleted.status, 404, withDeleted.text)
   })
+})
+
+describe("the admin command beside running hosts", () => {
+  it("a client deactivated with the admin command is refused on every host at once", async () => {
+    const env = cluster.environment(0)
+    const created = await runAdmin(env, ["client", "create", "1"])
+    assert.strictEqual(created.code, 0, created.stderr)
+    const clientId = /clientId: (\S+)/.exec(created.stdout)![1]!
+    const clientSecret = /clientSecret: (\S+)/.exec(created.stdout)![1]!
+    const login = await hosts[0]!.api.post("/v1/auth", { json: { clientId, clientSecret } })
+    assert.strictEqual(login.status, 200, login.text)
+    const token = (login.body as { access_token: string }).access_token
+    // Every host has checked (and cached) the token's standing.
+    for (const w of hosts) assert.strictEqual((await w.api.get("/v1/exchange/maker", { token })).status, 200)
+    const deactivated = await runAdmin(env, ["client", "deactivate", clientId])
+    assert.strictEqual(deactivated.code, 0, deactivated.stderr)
+    assert.strictEqual(deactivated.stderr, "")
+    // At once, not after the cache's 5 s: the admin's notice reached every host.
+    for (const w of hosts) assert.strictEqual((await w.api.get("/v1/exchange/maker", { token })).status, 401)
+  }, 60_000)
 })
 
 describe("limits across hosts", () => {
