@@ -6,6 +6,7 @@ import { describeMachine, gitCommit, type RunRecord } from "./Results.js"
 import { fanOut, type FanOutSizes } from "./scenarios/FanOut.js"
 import { lifecycle, type LifecycleSizes } from "./scenarios/Lifecycle.js"
 import { memory, type MemorySizes } from "./scenarios/Memory.js"
+import { multiHost, type MultiHostSizes } from "./scenarios/MultiHost.js"
 import { restRead, type RestReadSizes } from "./scenarios/RestRead.js"
 import { wsQuoting, type WsQuotingSizes } from "./scenarios/WsQuoting.js"
 
@@ -17,6 +18,8 @@ export interface Sizes {
   readonly fanOut: FanOutSizes
   readonly wsQuoting: WsQuotingSizes
   readonly memory: MemorySizes
+  /** Multi-host extras; the lifecycle and fan-out loads themselves are `lifecycle` and `fanOut`. */
+  readonly multiHost: MultiHostSizes
 }
 
 /**
@@ -44,7 +47,8 @@ export const sizesFor = (mode: Mode): Sizes => {
           targets: true
         },
         wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000 },
-        memory: { checkpoints: [10_000, 100_000], direct: 500, concurrency: 16, targets: true }
+        memory: { checkpoints: [10_000, 100_000], direct: 500, concurrency: 16, targets: true },
+        multiHost: { lifecycleRounds: 2, forwardRounds: 500, forwardWarmupRounds: 50 }
       }
     case "quick":
       return {
@@ -65,7 +69,8 @@ export const sizesFor = (mode: Mode): Sizes => {
           targets: true
         },
         wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000 },
-        memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true }
+        memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true },
+        multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20 }
       }
     case "smoke":
       return {
@@ -80,12 +85,13 @@ export const sizesFor = (mode: Mode): Sizes => {
         },
         fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300 },
-        memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false }
+        memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
+        multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1 }
       }
   }
 }
 
-export const SCENARIOS = ["rest-read", "lifecycle", "fan-out", "ws-quoting", "memory"] as const
+export const SCENARIOS = ["rest-read", "lifecycle", "fan-out", "ws-quoting", "memory", "multihost"] as const
 export type ScenarioId = (typeof SCENARIOS)[number]
 
 export interface RunOptions {
@@ -121,7 +127,12 @@ export const runBench = async (options: RunOptions): Promise<RunRecord> => {
     ["lifecycle", "2. Lifecycle", () => lifecycle(ctx, sizes.lifecycle)],
     ["fan-out", "3. Fan-out", () => fanOut(ctx, sizes.fanOut)],
     ["ws-quoting", "4. Quoting over WebSocket", () => wsQuoting(ctx, sizes.wsQuoting)],
-    ["memory", "5. Memory", () => memory(ctx, sizes.memory)]
+    ["memory", "5. Memory", () => memory(ctx, sizes.memory)],
+    [
+      "multihost",
+      "6. Through 2 hosts behind HAProxy",
+      () => multiHost(ctx, sizes.multiHost, sizes.lifecycle, sizes.fanOut)
+    ]
   ]
   const scenarios: Array<ScenarioResult> = []
   try {

@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type BenchHost, type DatabaseChoice, startHost } from "./BenchHost.js"
+import { type BenchHost, type DatabaseChoice, type StartHostOptions, startHost } from "./BenchHost.js"
 import {
   type CpuProfile,
   formatProfile,
@@ -46,7 +46,12 @@ export class BenchContext {
     return this.sharedDatabase === "postgres" && this.postgresUrl !== undefined ? "postgres" : "pglite"
   }
 
-  async startHost(database: DatabaseChoice, label: string): Promise<BenchHost> {
+  /** Starts a host (profiled when asked); `options` adds variables or a shared schema. */
+  async startHost(
+    database: DatabaseChoice,
+    label: string,
+    options: Pick<StartHostOptions, "env" | "schema"> = {}
+  ): Promise<BenchHost> {
     const started = Date.now()
     // One directory per host: V8 writes one profile per thread (tsx's loader runs in a worker);
     // the main thread's is the largest.
@@ -54,7 +59,7 @@ export class BenchContext {
       this.profileDir === undefined ? undefined : path.resolve(this.profileDir, `host-${label}-${Date.now()}`)
     if (dir !== undefined) fs.mkdirSync(dir, { recursive: true })
     const nodeArgs = dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
-    const host = await startHost({ database, nodeArgs })
+    const host = await startHost({ ...options, database, nodeArgs })
     this.started.push(host)
     if (dir !== undefined)
       this.profiling.set(host, { label: `${label} (${database.kind})`, dir, windows: [] })

@@ -25,6 +25,11 @@ export interface StartHostOptions {
   readonly nodeArgs?: ReadonlyArray<string>
   readonly env?: Readonly<Record<string, string>>
   readonly startTimeoutMs?: number
+  /**
+   * PostgreSQL: work in this schema, which the caller owns (several hosts of one service share
+   * it; it is not dropped when the host stops). Default: a fresh schema of the host's own.
+   */
+  readonly schema?: string
 }
 
 const HOST_MAIN = path.join(REPO_ROOT, "packages/host/src/main.ts")
@@ -46,7 +51,8 @@ const LISTENING = /"message":"listening on (http:\/\/[^"]+)"/
 export const startHost = async (options: StartHostOptions): Promise<BenchHost> => {
   const database = options.database
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "rfq-bench-host-"))
-  const schema = database.kind === "postgres" ? freshSchemaName("bench_host") : undefined
+  const ownSchema = database.kind === "postgres" && options.schema === undefined
+  const schema = database.kind === "postgres" ? (options.schema ?? freshSchemaName("bench_host")) : undefined
   const env: Record<string, string> = {
     PORT: "0",
     HOST: "127.0.0.1",
@@ -63,6 +69,10 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
     ENCRYPTION_KEY: "",
     ENCRYPTION_KEYS: "",
     JWT_SECRET: "",
+    // One host unless the caller asks for multi-host mode (empty is unset).
+    RUNNER_ADDRESS: "",
+    NATS_URL: "",
+    REDIS_URL: "",
     ...(database.kind === "postgres"
       ? {
           DATABASE_URL: database.url,
@@ -80,7 +90,8 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
   })
   const cleanup = async () => {
     fs.rmSync(dataDir, { recursive: true, force: true })
-    if (database.kind === "postgres") await dropSchema(database.url, schema!).catch(() => undefined)
+    if (ownSchema && database.kind === "postgres")
+      await dropSchema(database.url, schema!).catch(() => undefined)
   }
 
   let url: string

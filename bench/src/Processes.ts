@@ -124,3 +124,20 @@ export const spawnTs = (script: string, args: ReadonlyArray<string>, options: Sp
 }
 
 export const childScript = (name: string): string => path.join(BENCH_ROOT, "src", "children", name)
+
+/**
+ * Runs a load child with its JSON configuration and resolves with its `result` message (rejects
+ * on its `error`, its exit, or after `budgetMs`); the child is stopped either way.
+ */
+export const childResult = async <R extends ChildMessage>(
+  script: string,
+  config: unknown,
+  budgetMs: number
+): Promise<R> => {
+  const child = spawnTs(childScript(script), [JSON.stringify(config)])
+  try {
+    return await child.next<R>("result", budgetMs)
+  } finally {
+    await child.stop()
+  }
+}

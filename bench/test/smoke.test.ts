@@ -10,6 +10,7 @@ import { markdownTable, type RunRecord, updateReadme, writeRun } from "../src/Re
 import { fanOut } from "../src/scenarios/FanOut.js"
 import { lifecycle } from "../src/scenarios/Lifecycle.js"
 import { memory } from "../src/scenarios/Memory.js"
+import { multiHost } from "../src/scenarios/MultiHost.js"
 import { restRead } from "../src/scenarios/RestRead.js"
 import { wsQuoting } from "../src/scenarios/WsQuoting.js"
 import { describeMachine } from "../src/Results.js"
@@ -118,6 +119,26 @@ describe("bench smoke run", () => {
         positive(result.figures, name)
       }
       expect(Number.isFinite(result.figures[`heapKbPerRfqAt${n}`])).toBe(true)
+    },
+    SCENARIO_TIMEOUT
+  )
+
+  it(
+    "through 2 hosts behind HAProxy: lifecycles, fan-out and forwarded requests complete on every variant",
+    async (context) => {
+      const result = await multiHost(ctx, sizes.multiHost, sizes.lifecycle, sizes.fanOut)
+      results.push(result)
+      // Without PostgreSQL, HAProxy, NATS or Redis the scenario says why and measures nothing.
+      if (result.skipped !== undefined) return context.skip(result.skipped)
+      for (const variant of ["one", "own", "two"]) {
+        positive(result.figures, `${variant}LifecyclesPerSecond`)
+        expect(result.figures[`${variant}LifecycleErrors`]).toBe(0)
+        positive(result.figures, `m${sizes.fanOut.makers[0]}${variant}P99Ms`)
+      }
+      positive(result.figures, "lifecycleRatio")
+      for (const op of ["read", "write"])
+        for (const where of ["Owner", "Forwarded"]) positive(result.figures, `${op}${where}P50Ms`)
+      expect(result.targets).toEqual([])
     },
     SCENARIO_TIMEOUT
   )

@@ -3,7 +3,7 @@ import type { BenchContext } from "../BenchContext.js"
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import type { SqlBaselineConfig, SqlBaselineResult } from "../children/sqlBaseline.js"
 import { dropSchema, freshSchemaName, rowsWritten } from "../Postgres.js"
-import { childScript, spawnTs } from "../Processes.js"
+import { childResult } from "../Processes.js"
 import { check, formatNumber, type ScenarioResult, type TargetCheck } from "../Report.js"
 
 export interface LifecycleSizes {
@@ -22,20 +22,8 @@ const HOST_POOL_SIZE = 10
 /** Client-visible durable writes per lifecycle: create, three quotes, accept. */
 const WRITES_PER_LIFECYCLE = 5
 
-const runChildFor = async <R extends { readonly type: string }>(
-  script: string,
-  config: unknown,
-  budgetMs: number
-): Promise<R> => {
-  const child = spawnTs(childScript(script), [JSON.stringify(config)])
-  try {
-    return await child.next<R>("result", budgetMs)
-  } finally {
-    await child.stop()
-  }
-}
-
-const stepLine = (name: string, s: LifecycleResult["steps"]["create"]) =>
+/** One step's latency for the log: `create p50 … ms p99 … ms`. */
+export const stepLine = (name: string, s: LifecycleResult["steps"]["create"]) =>
   `${name} p50 ${formatNumber(s.p50)} ms p99 ${formatNumber(s.p99)} ms`
 
 /**
@@ -74,7 +62,7 @@ export const lifecycle = async (ctx: BenchContext, sizes: LifecycleSizes): Promi
         durationMs: sizes.durationMs
       }
       service = await ctx.measured(host, () =>
-        runChildFor<LifecycleResult>(
+        childResult<LifecycleResult>(
           "lifecycleClients.ts",
           config,
           sizes.warmupMs + sizes.durationMs + 300_000
@@ -102,7 +90,7 @@ export const lifecycle = async (ctx: BenchContext, sizes: LifecycleSizes): Promi
     }
     let baseline: SqlBaselineResult
     try {
-      baseline = await runChildFor<SqlBaselineResult>(
+      baseline = await childResult<SqlBaselineResult>(
         "sqlBaseline.ts",
         baselineConfig,
         sizes.warmupMs + sizes.durationMs + 300_000

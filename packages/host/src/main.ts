@@ -1,6 +1,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { ping } from "@rfq/engine"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { type AppServices, appAround, appLayer, appOnListening, appRoutes } from "./App.js"
 import { isStartupFailure, runHost } from "./Host.js"
 
@@ -13,9 +13,18 @@ const program = runHost<AppServices>({
   around: appAround,
   onListening: appOnListening
 }).pipe(
-  Effect.tapError((error) =>
+  // A defect (a bug, or a library that died instead of failing) still gets its one line.
+  Effect.tapErrorCause((cause) =>
     Effect.sync(() => {
-      process.stderr.write(`${isStartupFailure(error) ? error.message : String(error)}\n`)
+      if (Cause.isInterruptedOnly(cause)) return
+      const failure = Cause.failureOption(cause)
+      const line =
+        failure._tag === "Some"
+          ? isStartupFailure(failure.value)
+            ? failure.value.message
+            : String(failure.value)
+          : `cannot start: ${Cause.pretty(cause).split("\n")[0]}`
+      process.stderr.write(`${line}\n`)
     })
   )
 )

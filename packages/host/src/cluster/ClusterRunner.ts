@@ -9,8 +9,9 @@ import {
 } from "@effect/cluster"
 import { layerClientProtocol, layerSocketServer } from "@effect/platform-node/NodeClusterSocket"
 import { RpcSerialization } from "@effect/rpc"
-import { makeClientLayer } from "@rfq/engine"
-import { Duration, Layer, Option } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { ADVISORY_LOCK_NAMESPACE, makeClientLayer } from "@rfq/engine"
+import { Duration, Effect, Layer, Option } from "effect"
 
 export interface ClusterRunnerOptions {
   /** Where the other hosts reach this one; it listens there too. */
@@ -53,6 +54,33 @@ export const shardingConfigOf = (options: ClusterRunnerOptions): ShardingConfig.
 })
 
 /**
+ * Builds `layer` holding the schema's start-up lock: the cluster creates its tables as its storage
+ * starts (`CREATE TABLE IF NOT EXISTS`, which is not atomic in PostgreSQL), so hosts starting
+ * together on a new schema would race into a duplicate-key error, which the cluster's storage
+ * turns into a defect. One after the other, the later ones find the tables there.
+ */
+const underStartupLock = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const scope = yield* Effect.scope
+      // A session-level lock on a connection of its own: the layer's statements run on other
+      // connections, outside any transaction (the cluster's table set-up is not transactional).
+      const lock = `SELECT pg_advisory_lock(${ADVISORY_LOCK_NAMESPACE}, hashtext(current_schema()))`
+      const unlock = `SELECT pg_advisory_unlock(${ADVISORY_LOCK_NAMESPACE}, hashtext(current_schema()))`
+      return yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* sql.reserve
+          yield* connection.execute(lock, [], undefined)
+          return yield* Layer.buildWithScope(layer, scope).pipe(
+            Effect.ensuring(Effect.ignore(connection.execute(unlock, [], undefined)))
+          )
+        })
+      )
+    })
+  )
+
+/**
  * This host as a runner of the cluster (`@effect/cluster`): the socket server other runners send
  * to, the client it sends with, health checks by ping, and the cluster's SQL storage on the
  * service's own PostgreSQL (tables `cluster_*`, created by the cluster, in the service's schema),
@@ -67,9 +95,11 @@ export const clusterRunnerLayer = (options: ClusterRunnerOptions) => {
     schema: options.schema,
     queryTimeoutMs: 10_000
   })
-  const storage = Layer.mergeAll(
-    SqlMessageStorage.layerWith({ prefix: "cluster" }),
-    Layer.orDie(SqlRunnerStorage.layerWith({ prefix: "cluster" }))
+  const storage = underStartupLock(
+    Layer.mergeAll(
+      SqlMessageStorage.layerWith({ prefix: "cluster" }),
+      Layer.orDie(SqlRunnerStorage.layerWith({ prefix: "cluster" }))
+    )
   ).pipe(Layer.provide(sql))
   const health = RunnerHealth.layerPing.pipe(
     Layer.provide(Runners.layerRpc),

@@ -1,0 +1,100 @@
+/**
+ * What a request forwarded to another owner costs: the same read (`GET /v1/rfq/{id}`, taker) and
+ * the same write (`PUT /v1/rfq/quote`, the maker updating its quote, alternating two valid price
+ * sets) sent one at a time to the RFQ's owner and to another host, which forwards it to the owner.
+ * A create is owned by the host it lands on, so each host creates one RFQ (and its quote) and owns
+ * it; every round sends each request of each RFQ to both hosts, in alternating order, so neither
+ * host nor order is favoured. Each host is reached directly (no HAProxy), over a kept-alive socket.
+ */
+import { performance } from "node:perf_hooks"
+import { Api, DEMO_MAKERS, DEMO_TAKER, demoRfq, type PricedLeg, priceLegs, quoteBody } from "../Api.js"
+import { childConfig, runChild, tell } from "../ChildIo.js"
+import { type LatencySummary, Samples } from "../Stats.js"
+
+/** What the parent asks for. */
+export interface ForwardCostConfig {
+  /** Two or more hosts of one service, reached directly. */
+  readonly hostUrls: ReadonlyArray<string>
+  /** Measured rounds; each sends every request of every RFQ once to its owner and once to another host. */
+  readonly rounds: number
+  /** Unmeasured rounds first. */
+  readonly warmupRounds: number
+}
+
+/** Latency of each request at the RFQ's owner and forwarded by the other host. */
+export interface ForwardCostResult {
+  readonly type: "result"
+  readonly read: { readonly owner: LatencySummary; readonly forwarded: LatencySummary }
+  readonly write: { readonly owner: LatencySummary; readonly forwarded: LatencySummary }
+}
+
+interface Owned {
+  readonly owner: number
+  readonly rfqId: number
+  readonly rfqQuoteId: number
+  readonly prices: readonly [ReadonlyArray<PricedLeg>, ReadonlyArray<PricedLeg>]
+}
+
+runChild(async () => {
+  const config = childConfig<ForwardCostConfig>()
+  const apis = config.hostUrls.map((url) => new Api(url, 2))
+  const taker = await apis[0]!.token(DEMO_TAKER)
+  const maker = await apis[0]!.token(DEMO_MAKERS[0])
+  const owned: Array<Owned> = []
+  for (const [owner, api] of apis.entries()) {
+    const { rfqId } = await api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)
+    const prices = [await priceLegs(api, maker, rfqId), await priceLegs(api, maker, rfqId, 2)] as const
+    const { rfqQuoteId } = await api.request<{ rfqQuoteId: number }>(
+      "POST",
+      "/v1/rfq/quote",
+      quoteBody(rfqId, prices[0]),
+      maker
+    )
+    owned.push({ owner, rfqId, rfqQuoteId, prices })
+  }
+
+  const samples = {
+    read: { owner: new Samples(), forwarded: new Samples() },
+    write: { owner: new Samples(), forwarded: new Samples() }
+  }
+  let update = 0
+  const timed = async (into: Samples | undefined, request: () => Promise<unknown>) => {
+    const started = performance.now()
+    await request()
+    into?.add(performance.now() - started)
+  }
+  for (let round = 0; round < config.warmupRounds + config.rounds; round++) {
+    const measuring = round >= config.warmupRounds
+    for (const rfq of owned) {
+      const other = (rfq.owner + 1 + (round % (apis.length - 1))) % apis.length
+      const order = round % 2 === 0 ? [rfq.owner, other] : [other, rfq.owner]
+      for (const via of order) {
+        const kind = via === rfq.owner ? "owner" : "forwarded"
+        const api = apis[via]!
+        await timed(measuring ? samples.read[kind] : undefined, () =>
+          api.request("GET", `/v1/rfq/${rfq.rfqId}`, undefined, taker)
+        )
+        await timed(measuring ? samples.write[kind] : undefined, () =>
+          api.request(
+            "PUT",
+            "/v1/rfq/quote",
+            {
+              rfqQuoteId: rfq.rfqQuoteId,
+              amount: 50,
+              settlementOption: "DBT",
+              legs: rfq.prices[++update % 2]
+            },
+            maker
+          )
+        )
+      }
+    }
+  }
+  for (const api of apis) api.close()
+  const result: ForwardCostResult = {
+    type: "result",
+    read: { owner: samples.read.owner.summary(), forwarded: samples.read.forwarded.summary() },
+    write: { owner: samples.write.owner.summary(), forwarded: samples.write.forwarded.summary() }
+  }
+  await tell(result)
+})
