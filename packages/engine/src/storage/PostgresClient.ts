@@ -52,11 +52,13 @@ const ensureSchema = (schema: string) =>
     if (found.length > 0) return
     // Hosts starting together on a new schema race here: IF NOT EXISTS is not atomic in
     // PostgreSQL (the loser hits the catalog's unique index). The schema exists then; go on.
-    yield* sql.unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`).pipe(
-      Effect.catchTag("SqlError", (error) =>
-        isUniqueViolation(error, "pg_namespace_nspname_index") ? Effect.void : Effect.fail(error)
+    yield* sql
+      .unsafe(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+      .pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error, "pg_namespace_nspname_index") ? Effect.void : Effect.fail(error)
+        )
       )
-    )
   })
 
 // node-postgres ships no type declarations; `GuardedPool` declares the parts it uses.

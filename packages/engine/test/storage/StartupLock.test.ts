@@ -124,7 +124,8 @@ describe("a new schema on PostgreSQL, hosts starting together", () => {
           [firstHost(schema), otherHost(schema), otherHost(schema), otherHost(schema)],
           { concurrency: "unbounded" }
         )
-        const found = yield* clients[3]!`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${schema}`
+        const found =
+          yield* clients[3]!`SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = ${schema}`
         assert.strictEqual((found[0] as { n: number }).n, 1)
       }
     })

@@ -67,7 +67,9 @@ const postRaw = (url: string, body: Buffer) =>
       response.on("data", (chunk) => {
         text += chunk
       })
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }))
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text })
+      )
     })
     request.on("error", (error) => {
       // A write cut short after the answer arrived is expected; anything else fails the check.
