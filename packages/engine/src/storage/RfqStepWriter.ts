@@ -72,6 +72,20 @@ const json = (value: unknown): string => JSON.stringify(value)
 
 const mismatch = (what: string) => Effect.dieMessage(`RfqStore.applyStep: ${what}`)
 
+/**
+ * A step refused by the RFQ's version guard: another owner stepped the RFQ since this writer read
+ * it (its shard moved to another host mid-command). Nothing was written; the actor reloads. The
+ * caller is answered 503 (`isStaleStep`): the command may be sent again, to the new owner.
+ */
+export class StaleStep extends Error {
+  readonly _tag = "StaleStep"
+}
+
+/** The message every stale step carries, also once a defect has crossed the cluster as text. */
+export const STALE_STEP = "RfqStore.applyStep: stale step:"
+
+const stale = (what: string) => Effect.die(new StaleStep(`${STALE_STEP} ${what}`))
+
 const tradeStatus = { filled: "filled", filledPartial: "filledPartial", refused: "failed" } as const
 
 /** A JSON summary of a step for the event log: what changed, decimals as strings. */
@@ -300,9 +314,10 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
         Effect.catchAll((error) => {
           // Event `seq` already written: another owner stepped the RFQ (the version guard's case,
           // when the event's insert fails before the guard's check is read).
-          if (isEventSeqTaken(error)) return mismatch(`event ${seq} of RFQ ${rfqId} is already written`)
+          if (isEventSeqTaken(error)) return stale(`event ${seq} of RFQ ${rfqId} is already written`)
           const report = mismatchReport(error)
-          return report === undefined ? Effect.fail(error) : mismatch(report)
+          if (report === undefined) return Effect.fail(error)
+          return report.startsWith(`update RFQ ${rfqId} at version`) ? stale(report) : mismatch(report)
         })
       )
     })

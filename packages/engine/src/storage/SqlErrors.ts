@@ -71,6 +71,15 @@ const UNREACHABLE_MESSAGE =
  * such a call 503 at once, like `/readyz`, and the client may retry. The error chain (`cause`
  * links) of every defect and failure is searched.
  */
+/** Whether a failed call's cause is a step refused by the RFQ's version guard (`StaleStep`). */
+export const isStaleStep = (cause: Cause.Cause<unknown>): boolean =>
+  Cause.defects(cause).pipe((defects) =>
+    [...defects].some((d) => {
+      const message = typeof d === "object" && d !== null ? (d as { message?: unknown }).message : undefined
+      return typeof message === "string" && message.includes("RfqStore.applyStep: stale step:")
+    })
+  )
+
 export const isDatabaseUnreachable = (cause: Cause.Cause<unknown>): boolean => {
   const stack: Array<unknown> = [...Cause.defects(cause), ...Cause.failures(cause)]
   const seen = new Set<unknown>()

@@ -1,0 +1,36 @@
+import { apiError, isApiError } from "@rfq/engine"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect } from "effect"
+import { answerOfCause } from "../src/ErrorTable.js"
+
+/**
+ * How a failed call is answered when the failure is not an `ApiError`: a step refused by the RFQ's
+ * version (its owner changed mid-command, several hosts) is a 503 the client may retry, also when
+ * the defect crossed the cluster as plain text; any other defect stays a 500.
+ */
+describe("answerOfCause", () => {
+  const answer = (cause: Cause.Cause<unknown>) => answerOfCause(cause, isApiError, "request failed")
+
+  it.effect("a stale step is 503 service unavailable, as an object or as text from another host", () =>
+    Effect.gen(function* () {
+      const local = new Error(
+        "RfqStore.applyStep: stale step: update RFQ 7 at version 3 (expected 1 row(s), wrote 0)"
+      )
+      const remote = { name: "Error", message: local.message }
+      for (const defect of [local, remote]) {
+        const answered = yield* answer(Cause.die(defect))
+        assert.strictEqual(answered.status, 503)
+        assert.strictEqual(answered.message, "service unavailable")
+      }
+    })
+  )
+
+  it.effect("another step mismatch, or any other defect, is 500", () =>
+    Effect.gen(function* () {
+      const mismatch = new Error("RfqStore.applyStep: update active quote 4 (expected 1 row(s), wrote 0)")
+      assert.strictEqual((yield* answer(Cause.die(mismatch))).status, 500)
+      assert.strictEqual((yield* answer(Cause.die("boom"))).status, 500)
+      assert.deepStrictEqual(yield* answer(Cause.fail(apiError("rfqNotFound"))), apiError("rfqNotFound"))
+    })
+  )
+})
