@@ -66,12 +66,22 @@ layer(TestHostLive, { excludeTestServices: true, timeout: "120 seconds" })(
             const revokedAt = Date.now()
             assert.deepStrictEqual([replay.status, replay.body.error], [401, "invalid_grant"])
 
-            const refused = yield* promise(() => busy.call("v1/quote/cancel-all", {}))
-            assert.deepStrictEqual(refused.error, {
-              code: -32001,
-              message: "authorisation token expired or not valid",
-              data: { status: 401, reason: [] }
-            })
+            // Refused with the error, or, when the host's once-a-second sweep of open sessions got
+            // there between the replay and this call, not run at all: the session is already
+            // closed (4003, checked below). Either way nothing is done after the revocation.
+            const refused = yield* promise(() =>
+              busy.call("v1/quote/cancel-all", {}).then(
+                (reply) => reply,
+                (error: Error) => ({ closedFirst: error.message })
+              )
+            )
+            if ("closedFirst" in refused) assert.include(refused.closedFirst, "4003 token revoked")
+            else
+              assert.deepStrictEqual(refused.error, {
+                code: -32001,
+                message: "authorisation token expired or not valid",
+                data: { status: 401, reason: [] }
+              })
             assert.deepStrictEqual(yield* promise(() => busy.closed), { code: 4003, reason: "token revoked" })
             const idleClosed = yield* closedAfter(idle, revokedAt)
             assert.deepStrictEqual([idleClosed.code, idleClosed.reason], [4003, "token revoked"])
