@@ -1,10 +1,9 @@
 import type { ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { spawnHaproxy, waitUntilReady, writeHaproxyConfig } from "@rfq/host"
+import { freePorts, spawnHaproxy, waitUntilReady, writeHaproxyConfig } from "@rfq/host"
 import type { BenchContext } from "./BenchContext.js"
 import type { BenchHost } from "./BenchHost.js"
 import { benchNatsUrl, benchRedisUrl, dropClusterNamespace } from "./ClusterServices.js"
@@ -26,24 +25,6 @@ export interface BenchCluster {
   readonly namespace: string
   /** Stops HAProxy and the hosts, then drops the schema, the stream and the keys. */
   readonly stop: () => Promise<void>
-}
-
-/** `count` distinct free TCP ports on 127.0.0.1 (held together while chosen, so none repeats). */
-const freePorts = async (count: number): Promise<Array<number>> => {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer()
-          server.once("error", reject)
-          server.listen(0, "127.0.0.1", () => resolve(server))
-        })
-    )
-  )
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port)
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
-  return ports
 }
 
 /** How many shards each runner holds (`cluster_locks`, written by `@effect/cluster`). */

@@ -1,6 +1,6 @@
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from "@nats-io/jetstream"
+import { jetstreamManager } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
-import { HAPROXY_BIN, haproxyInstalled } from "@rfq/host"
+import { deleteEventStream, deleteRedisKeys, HAPROXY_BIN, haproxyInstalled } from "@rfq/host"
 import { Redis } from "ioredis"
 
 /**
@@ -65,29 +65,8 @@ export const clusterServicesMissing = async (): Promise<string | undefined> => {
 
 /** Deletes the namespace's event stream and Redis keys; best effort, never fails. */
 export const dropClusterNamespace = async (namespace: string): Promise<void> => {
-  const stream = async () => {
-    const nc = await connect({ servers: benchNatsUrl(), timeout: 2_000, reconnect: false })
-    try {
-      const jsm = await jetstreamManager(nc, { timeout: 2_000 })
-      await jsm.streams.delete(`RFQ_EVENTS_${namespace}`).catch((error: unknown) => {
-        if (!(error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound))
-          throw error
-      })
-    } finally {
-      await nc.close()
-    }
-  }
-  const keys = async () => {
-    const redis = redisClient(benchRedisUrl())
-    try {
-      await redis.connect()
-      // A schema name has no `*` or `?`, so the prefix matches literally.
-      for await (const batch of redis.scanStream({ match: `rfq:${namespace}:*`, count: 500 })) {
-        if ((batch as Array<string>).length > 0) await redis.unlink(...(batch as Array<string>))
-      }
-    } finally {
-      redis.disconnect()
-    }
-  }
-  await Promise.allSettled([stream(), keys()])
+  await Promise.allSettled([
+    deleteEventStream(namespace, benchNatsUrl()),
+    deleteRedisKeys(namespace, benchRedisUrl())
+  ])
 }

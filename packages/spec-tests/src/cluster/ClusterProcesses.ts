@@ -1,6 +1,5 @@
 import * as fs from "node:fs"
-import * as net from "node:net"
-import { waitUntilReady } from "@rfq/host"
+import { freePorts, waitUntilReady } from "@rfq/host"
 import {
   type HostExit,
   hostEnv,
@@ -58,24 +57,6 @@ export interface ClusterProcesses {
   readonly restart: (index: number) => Promise<void>
   /** Stops every host and HAProxy, then drops the namespace (schema, stream, keys). Idempotent. */
   readonly stop: () => Promise<void>
-}
-
-/** `count` distinct free TCP ports on 127.0.0.1 (held together while chosen, so none repeats). */
-export const freePorts = async (count: number): Promise<Array<number>> => {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer()
-          server.once("error", reject)
-          server.listen(0, "127.0.0.1", () => resolve(server))
-        })
-    )
-  )
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port)
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))))
-  return ports
 }
 
 /** Starts the hosts (and HAProxy) and resolves once every one is ready. */
