@@ -46,7 +46,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           burstConcurrency: 4,
           targets: true
         },
-        wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000 },
+        wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000, targets: true },
         memory: { checkpoints: [10_000, 100_000], direct: 500, concurrency: 16, targets: true },
         multiHost: { lifecycleRounds: 2, forwardRounds: 500, forwardWarmupRounds: 50 }
       }
@@ -68,7 +68,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           burstConcurrency: 4,
           targets: true
         },
-        wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000 },
+        wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000, targets: true },
         memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true },
         multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20 }
       }
@@ -84,7 +84,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           shareHostOn: "pglite"
         },
         fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
-        wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300 },
+        wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300, targets: false },
         memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
         multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1 }
       }
@@ -101,6 +101,8 @@ export interface RunOptions {
   readonly postgresUrl: string
   /** Profile the hosts with `--cpu-prof` into this directory. */
   readonly profileDir?: string
+  /** Run the lifecycle's hosts with a wait profile written into this directory. */
+  readonly waitsDir?: string
   readonly sizes?: Sizes
 }
 
@@ -121,10 +123,11 @@ export const runBench = async (options: RunOptions): Promise<RunRecord> => {
     options.profileDir,
     options.mode === "quick" ? "postgres" : "pglite"
   )
+  const waits = options.waitsDir === undefined ? undefined : { dir: options.waitsDir, accounts: [] }
   const wanted = (id: ScenarioId) => options.only === undefined || options.only.includes(id)
   const plan: Array<[ScenarioId, string, () => Promise<ScenarioResult>]> = [
     ["rest-read", "1. REST read", () => restRead(ctx, sizes.restRead)],
-    ["lifecycle", "2. Lifecycle", () => lifecycle(ctx, sizes.lifecycle)],
+    ["lifecycle", "2. Lifecycle", () => lifecycle(ctx, sizes.lifecycle, waits)],
     ["fan-out", "3. Fan-out", () => fanOut(ctx, sizes.fanOut)],
     ["ws-quoting", "4. Quoting over WebSocket", () => wsQuoting(ctx, sizes.wsQuoting)],
     ["memory", "5. Memory", () => memory(ctx, sizes.memory)],
@@ -154,6 +157,7 @@ export const runBench = async (options: RunOptions): Promise<RunRecord> => {
     commit: gitCommit(),
     machine,
     scenarios,
-    profiles: ctx.profiles
+    profiles: ctx.profiles,
+    ...(waits === undefined ? {} : { waits: waits.accounts })
   }
 }

@@ -73,6 +73,8 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
     RUNNER_ADDRESS: "",
     NATS_URL: "",
     REDIS_URL: "",
+    // No wait profile unless the caller asks for one (`--waits`), whatever the bench's own environment.
+    RFQ_WAIT_PROFILE: "",
     ...(database.kind === "postgres"
       ? {
           DATABASE_URL: database.url,

@@ -5,6 +5,7 @@ import * as path from "node:path"
 import type { HostProfile } from "./BenchContext.js"
 import { BENCH_ROOT, REPO_ROOT } from "./Processes.js"
 import { formatNumber, type ScenarioResult } from "./Report.js"
+import type { HostWaits } from "./WaitAccount.js"
 
 export interface Machine {
   readonly cpu: string
@@ -25,6 +26,8 @@ export interface RunRecord {
   readonly machine: Machine
   readonly scenarios: ReadonlyArray<ScenarioResult>
   readonly profiles: ReadonlyArray<HostProfile>
+  /** `--waits`: where the lifecycle's wall time went in each of its hosts. */
+  readonly waits?: ReadonlyArray<HostWaits>
 }
 
 export const describeMachine = (postgres: string | undefined): Machine => ({

@@ -1,8 +1,9 @@
 /**
  * `npm run bench` (full, a few minutes) and `npm run bench -- --quick` (under a minute of load).
  * Options: `--only=rest-read,lifecycle,fan-out,ws-quoting,memory,multihost`, `--profile[=dir]` (run the
- * hosts under `--cpu-prof` and print where their time went while loaded), `--strict` (exit 1 when
- * a target fails). Every run is written to `bench/results/`; a full run of every scenario also
+ * hosts under `--cpu-prof` and print where their time went while loaded), `--waits[=dir]` (run the
+ * lifecycle's hosts with a wait profile and print where each step's wall time went), `--strict`
+ * (exit 1 when a target fails). Every run is written to `bench/results/`; a full run of every scenario also
  * replaces the table in `bench/README.md`.
  */
 import * as os from "node:os"
@@ -16,7 +17,7 @@ const args = process.argv.slice(2)
 const flag = (name: string) => args.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))
 const value = (name: string) => flag(name)?.split("=")[1]
 
-const unknown = args.filter((a) => !/^--(quick|strict|only|profile)(=.*)?$/.test(a))
+const unknown = args.filter((a) => !/^--(quick|strict|only|profile|waits)(=.*)?$/.test(a))
 if (unknown.length > 0) {
   process.stderr.write(`unknown option(s): ${unknown.join(" ")}\n`)
   process.exit(2)
@@ -35,12 +36,18 @@ const profileDir =
     ? undefined
     : (value("profile") ?? path.join(os.tmpdir(), "rfq-bench-profiles"))
 
+const waitsDir =
+  flag("waits") === undefined
+    ? undefined
+    : path.resolve(value("waits") ?? path.join(os.tmpdir(), "rfq-bench-waits"))
+
 const record = await runBench({
   mode,
   log: (line) => process.stdout.write(`${line}\n`),
   postgresUrl: benchDatabaseUrl(),
   ...(only === undefined ? {} : { only }),
-  ...(profileDir === undefined ? {} : { profileDir })
+  ...(profileDir === undefined ? {} : { profileDir }),
+  ...(waitsDir === undefined ? {} : { waitsDir })
 })
 const file = writeRun(record)
 const targets = record.scenarios.flatMap((s) => s.targets)

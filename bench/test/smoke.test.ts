@@ -13,6 +13,7 @@ import { memory } from "../src/scenarios/Memory.js"
 import { multiHost } from "../src/scenarios/MultiHost.js"
 import { restRead } from "../src/scenarios/RestRead.js"
 import { wsQuoting } from "../src/scenarios/WsQuoting.js"
+import { type HostWaits, OUTSIDE } from "../src/WaitAccount.js"
 import { describeMachine } from "../src/Results.js"
 
 /**
@@ -77,20 +78,56 @@ describe("bench smoke run", () => {
   )
 
   it(
-    "fan-out: every subscribed maker connection is notified, on the host and on raw uWS",
+    "lifecycle with --waits: the host accounts for each step's wall time, by phase",
     async () => {
-      const result = await fanOut(ctx, sizes.fanOut)
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rfq-bench-waits-"))
+      try {
+        const waits = { dir, accounts: [] as Array<HostWaits> }
+        const result = await lifecycle(ctx, { ...sizes.lifecycle, databases: ["pglite"] }, waits)
+        expect(result.figures.pgliteErrors).toBe(0)
+        const [account] = waits.accounts
+        expect(account?.host).toBe("lifecycle (PGlite)")
+        expect(account!.steps.map((s) => s.step)).toEqual(["create", "quote", "accept"])
+        for (const step of account!.steps) {
+          expect(step.requests, step.step).toBeGreaterThan(0)
+          expect(step.statements, step.step).toBeGreaterThanOrEqual(1)
+          const names = step.phases.map((p) => p.name)
+          // Every statement waits for the single PGlite session's permit; every step has its own span.
+          for (const name of ["sql.execute", "db.permit", step.root, OUTSIDE])
+            expect(names, step.step).toContain(name)
+        }
+        const accept = account!.steps.find((s) => s.step === "accept")!
+        expect(accept.phases.map((p) => p.name)).toContain("RfqActors.mailbox")
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    },
+    SCENARIO_TIMEOUT
+  )
+
+  it(
+    "fan-out: every subscribed maker connection is notified, on the host and on raw uWS, from one client process or several",
+    async () => {
+      // The wide case on a tiny size: its 7 connections shared out among two receiver processes.
+      const wide = { subscribers: 7, sequentialRfqs: 2, burstRfqs: 2 }
+      const makers = sizes.fanOut.makers[0]!
+      expect(makers).toBeLessThanOrEqual(5)
+      const result = await fanOut(ctx, { ...sizes.fanOut, wide, connectionsPerClientProcess: 5 })
       results.push(result)
       expect(result.skipped).toBeUndefined()
-      const makers = sizes.fanOut.makers[0]!
-      for (const name of [
-        "P99Ms",
-        "NotificationsPerSecond",
-        "BaselineP99Ms",
-        "BaselineNotificationsPerSecond"
-      ]) {
-        positive(result.figures, `m${makers}${name}`)
+      for (const size of [makers, wide.subscribers]) {
+        for (const name of [
+          "P99Ms",
+          "NotificationsPerSecond",
+          "BaselineP99Ms",
+          "BaselineNotificationsPerSecond",
+          "P99RatioToBaseline"
+        ]) {
+          positive(result.figures, `m${size}${name}`)
+        }
       }
+      expect(result.figures[`m${makers}ClientProcesses`]).toBe(1)
+      expect(result.figures[`m${wide.subscribers}ClientProcesses`]).toBe(2)
       positive(result.figures, "frameBytes")
     },
     SCENARIO_TIMEOUT

@@ -1,20 +1,26 @@
 /**
  * Fan-out load: `makers` WebSocket connections listening on `rfq.maker`, and the trigger that
- * makes every one of them receive a frame, all in this one process so that one clock times the
- * trigger and every arrival. Against the host the trigger is `POST /v1/rfq/0` (an RFQ inviting
- * the three demo makers; the connections are spread over the three makers' sessions) and the
- * frame is its `created` notification; against the raw uWS baseline the trigger is
+ * makes every one of them receive a frame. Against the host the trigger is `POST /v1/rfq/0` (an
+ * RFQ inviting the three demo makers; the connections are spread over the three makers' sessions)
+ * and the frame is its `created` notification; against the raw uWS baseline the trigger is
  * `POST /publish` and the frame is the same bytes published to a topic.
+ *
+ * The connections live in this process (`clientProcesses` 1), or are shared out among
+ * `clientProcesses` receiver processes (`fanOutReceiver.ts`) when one process receiving every frame
+ * would be the bottleneck; this process then only triggers. Every process times on the machine's
+ * monotonic clock (`FanOutArrivals.ts`), so arrivals in one are timed against a trigger sent by another.
  *
  * Two phases: `sequentialRfqs` triggers one at a time, each waiting for every connection
  * (latency per delivered notification, from sending the trigger to the frame's arrival), then a
- * burst of `burstRfqs` triggers, `burstConcurrency` in flight (notifications per second).
+ * burst of `burstRfqs` triggers, `burstConcurrency` in flight (notifications per second, until the
+ * last frame of the burst arrived).
  */
-import { performance } from "node:perf_hooks"
+import * as fs from "node:fs"
 import { Api, DEMO_MAKERS, DEMO_TAKER, demoRfq } from "../Api.js"
 import { childConfig, runChild, tell } from "../ChildIo.js"
-import { Samples, type LatencySummary } from "../Stats.js"
-import { openMany, type RpcConnection } from "../WsClient.js"
+import { type ArrivalReport, Arrivals, type ArrivalsSetup, monotonicMs } from "../FanOutArrivals.js"
+import { childScript, spawnTs } from "../Processes.js"
+import { type LatencySummary, Samples } from "../Stats.js"
 
 export interface FanOutConfig {
   readonly mode: "host" | "baseline"
@@ -26,6 +32,10 @@ export interface FanOutConfig {
   readonly burstConcurrency: number
   /** Longest wait for one trigger's frames before the run fails. */
   readonly timeoutMs: number
+  /** Processes holding the connections (default 1: this one). */
+  readonly clientProcesses?: number
+  /** The server's process, whose CPU time over the measured phases is reported (Linux only). */
+  readonly serverPid?: number | undefined
 }
 
 export interface FanOutResult {
@@ -42,122 +52,203 @@ export interface FanOutResult {
   readonly frameBytes: number
   /** One notification as the host sent it, for the baseline to publish. */
   readonly sampleFrame: string
+  readonly clientProcesses: number
+  /**
+   * CPU time (all threads) the server process spent from the first measured trigger until the
+   * burst's last frame arrived, per notification delivered meanwhile, in microseconds; undefined
+   * where `/proc` cannot tell.
+   */
+  readonly serverCpuUsPerNotification: number | undefined
+  /** The part of it spent in the kernel (sending is a system call per frame and socket). */
+  readonly serverSystemCpuUsPerNotification: number | undefined
+  /** When the measured phases ran, in ms of the monotonic clock (`FanOutArrivals.monotonicMs`). */
+  readonly measuredFromMs: number
+  readonly measuredToMs: number
 }
 
-const CREATED = Buffer.from('"event":"created"')
+/** Where a share of the connections lives: here, or in a receiver process. */
+interface Receiver {
+  readonly connections: number
+  readonly reach: (count: number) => Promise<void>
+  /** Closes the connections and answers their arrival times. */
+  readonly report: () => Promise<ArrivalReport>
+  readonly stop: () => Promise<void>
+}
+
+const local = async (setup: ArrivalsSetup, timeoutMs: number): Promise<Receiver> => {
+  const arrivals = await Arrivals.open(setup)
+  return {
+    connections: setup.connections,
+    reach: (count) => arrivals.reach(count, timeoutMs),
+    report: async () => {
+      arrivals.close()
+      return arrivals.report()
+    },
+    stop: async () => arrivals.close()
+  }
+}
+
+const remote = async (setup: ArrivalsSetup, timeoutMs: number): Promise<Receiver> => {
+  const child = spawnTs(childScript("fanOutReceiver.ts"), [JSON.stringify({ timeoutMs })])
+  try {
+    await child.next("ready", 120_000)
+    child.send({ type: "open", setup })
+    await child.next("opened", 600_000)
+  } catch (error) {
+    await child.stop()
+    throw error
+  }
+  return {
+    connections: setup.connections,
+    reach: async (count) => {
+      child.send({ type: "reach", count })
+      await child.next("reached", timeoutMs + 10_000)
+    },
+    report: async () => {
+      child.send({ type: "report" })
+      return await child.next<ArrivalReport>("arrivals", 60_000)
+    },
+    stop: async () => {
+      await child.stop()
+    }
+  }
+}
+
+/** User and system CPU time of process `pid` so far, in ms (`/proc/<pid>/stat`, 100 ticks a second). */
+const cpuMsOf = (pid: number | undefined): { readonly user: number; readonly system: number } | undefined => {
+  if (pid === undefined) return undefined
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command name (which may hold spaces): state is the 3rd field, utime the 14th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
+  } catch {
+    return undefined
+  }
+}
 
 runChild(async () => {
   const config = childConfig<FanOutConfig>()
+  const processes = Math.max(1, Math.min(config.clientProcesses ?? 1, config.makers))
   const api = new Api(config.httpUrl, config.burstConcurrency + 4)
-  const connections: Array<RpcConnection> = await openMany(config.wsUrl, config.makers)
-  let trigger: () => Promise<number | undefined>
+  let makerTokens: ReadonlyArray<string> = []
+  let trigger: () => Promise<unknown>
   if (config.mode === "host") {
     const taker = await api.token(DEMO_TAKER)
-    const makers = await Promise.all(DEMO_MAKERS.map((m) => api.token(m)))
-    for (let i = 0; i < connections.length; i += 50) {
-      await Promise.all(
-        connections.slice(i, i + 50).map(async (c, j) => {
-          await c.call("auth", { token: makers[(i + j) % makers.length] })
-          await c.call("v1/subscribe", { channels: ["rfq.maker"] })
-        })
-      )
-    }
-    trigger = async () => (await api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)).rfqId
+    makerTokens = await Promise.all(DEMO_MAKERS.map((m) => api.token(m)))
+    trigger = () => api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)
   } else {
-    trigger = async () => {
-      await api.request("POST", "/publish", {})
-      return undefined
-    }
+    trigger = () => api.request("POST", "/publish", {})
   }
 
-  // Which frames count: the host's `created` notifications, or anything from the baseline.
-  const counts = (data: Buffer) => config.mode === "baseline" || data.includes(CREATED)
-  let arrivals = 0
-  let onAllArrived: (() => void) | undefined
-  let sampleFrame = ""
-  let frameBytes = 0
-  let record: ((at: number) => void) | undefined
-  let target = 0
-  for (const connection of connections) {
-    connection.onFrame = (data) => {
-      if (!counts(data)) return
-      const at = performance.now()
-      if (sampleFrame === "") sampleFrame = data.toString("utf8")
-      frameBytes = data.length
-      arrivals++
-      record?.(at)
-      if (onAllArrived !== undefined && arrivals >= target) onAllArrived()
+  // The times kept: the warm-up's and the sequential phase's; the burst only counts.
+  const rounds = 1 + config.sequentialRfqs
+  const receivers: Array<Receiver> = []
+  try {
+    const opening: Array<Promise<Receiver>> = []
+    let firstIndex = 0
+    for (let p = 0; p < processes; p++) {
+      const connections = Math.floor(config.makers / processes) + (p < config.makers % processes ? 1 : 0)
+      const setup: ArrivalsSetup = {
+        mode: config.mode,
+        wsUrl: config.wsUrl,
+        connections,
+        makerTokens,
+        firstIndex,
+        keep: rounds * connections
+      }
+      firstIndex += connections
+      opening.push(processes === 1 ? local(setup, config.timeoutMs) : remote(setup, config.timeoutMs))
     }
-  }
-  const awaitArrivals = (expected: number) =>
-    new Promise<void>((resolve, reject) => {
-      target = expected
-      if (arrivals >= expected) return resolve()
-      const timer = setTimeout(
-        () =>
-          reject(new Error(`only ${arrivals} of ${expected} notifications within ${config.timeoutMs} ms`)),
-        config.timeoutMs
-      )
-      onAllArrived = () => {
-        clearTimeout(timer)
-        onAllArrived = undefined
-        resolve()
+    const opened = await Promise.allSettled(opening)
+    for (const o of opened) if (o.status === "fulfilled") receivers.push(o.value)
+    const failed = opened.find((o) => o.status === "rejected")
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
+
+    /** Resolves once every connection has had the frames of `triggers` triggers. */
+    const allReached = (triggers: number) =>
+      Promise.all(receivers.map((r) => r.reach(triggers * r.connections)))
+
+    // A first trigger, unmeasured: warms the path and captures the frame.
+    await trigger()
+    await allReached(1)
+
+    const cpuBefore = cpuMsOf(config.serverPid)
+    const measuredFromMs = monotonicMs()
+    const sentAt: Array<number> = []
+    const answeredAt: Array<number> = []
+    for (let i = 0; i < config.sequentialRfqs; i++) {
+      sentAt.push(monotonicMs())
+      await trigger()
+      answeredAt.push(monotonicMs())
+      await allReached(2 + i)
+    }
+
+    const burstStart = monotonicMs()
+    let sent = 0
+    const sender = async () => {
+      while (sent < config.burstRfqs) {
+        sent++
+        await trigger()
+      }
+    }
+    await Promise.all(Array.from({ length: config.burstConcurrency }, sender))
+    await allReached(rounds + config.burstRfqs)
+
+    const cpuAfter = cpuMsOf(config.serverPid)
+    const measuredToMs = monotonicMs()
+    const reports = await Promise.all(receivers.map((r) => r.report()))
+    const latency = new Samples()
+    const afterAnswer = new Samples()
+    const last = sentAt.map(() => 0)
+    reports.forEach((report, r) => {
+      const n = receivers[r]!.connections
+      for (let i = 0; i < config.sequentialRfqs; i++) {
+        // Every trigger's frames arrived before the next trigger was sent.
+        for (const at of report.times.slice((1 + i) * n, (2 + i) * n)) {
+          latency.add(at - sentAt[i]!)
+          afterAnswer.add(at - answeredAt[i]!)
+          last[i] = Math.max(last[i]!, at)
+        }
       }
     })
-
-  // A first trigger, unmeasured: warms the path and captures the frame.
-  await trigger()
-  await awaitArrivals(connections.length)
-
-  const latency = new Samples()
-  const lastArrival = new Samples()
-  const triggers = new Samples()
-  const afterAnswer = new Samples()
-  for (let i = 0; i < config.sequentialRfqs; i++) {
-    const expected = arrivals + connections.length
-    const sentAt = performance.now()
-    let last = 0
-    const arrived: Array<number> = []
-    record = (at) => {
-      latency.add(at - sentAt)
-      arrived.push(at)
-      last = at
+    const lastArrival = new Samples()
+    const triggers = new Samples()
+    for (let i = 0; i < sentAt.length; i++) {
+      lastArrival.add(last[i]! - sentAt[i]!)
+      triggers.add(answeredAt[i]! - sentAt[i]!)
     }
-    await trigger()
-    const answeredAt = performance.now()
-    triggers.add(answeredAt - sentAt)
-    await awaitArrivals(expected)
-    record = undefined
-    lastArrival.add(last - sentAt)
-    for (const at of arrived) afterAnswer.add(at - answeredAt)
-  }
-
-  const burstExpected = arrivals + connections.length * config.burstRfqs
-  const burstStart = performance.now()
-  let sent = 0
-  const sender = async () => {
-    while (sent < config.burstRfqs) {
-      sent++
-      await trigger()
+    const burstElapsedMs = Math.max(...reports.map((r) => r.lastAt)) - burstStart
+    const burstNotifications = config.makers * config.burstRfqs
+    const sample = reports.find((r) => r.sampleFrame !== "")
+    /** From ms of CPU over the measured phases to µs per notification delivered in them. */
+    const usPerNotification = 1000 / (config.makers * (config.sequentialRfqs + config.burstRfqs))
+    const result: FanOutResult = {
+      type: "result",
+      latency: latency.summary(),
+      lastArrival: lastArrival.summary(),
+      afterAnswer: afterAnswer.summary(),
+      trigger: triggers.summary(),
+      notificationsPerSecond: (burstNotifications / burstElapsedMs) * 1000,
+      burstNotifications,
+      burstElapsedMs,
+      frameBytes: sample?.frameBytes ?? 0,
+      sampleFrame: sample?.sampleFrame ?? "",
+      clientProcesses: processes,
+      serverCpuUsPerNotification:
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) * usPerNotification,
+      serverSystemCpuUsPerNotification:
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : (cpuAfter.system - cpuBefore.system) * usPerNotification,
+      measuredFromMs,
+      measuredToMs
     }
+    await tell(result)
+  } finally {
+    api.close()
+    await Promise.all(receivers.map((r) => r.stop()))
   }
-  await Promise.all(Array.from({ length: config.burstConcurrency }, sender))
-  await awaitArrivals(burstExpected)
-  const burstElapsedMs = performance.now() - burstStart
-  const burstNotifications = connections.length * config.burstRfqs
-  for (const connection of connections) connection.close()
-  api.close()
-  const result: FanOutResult = {
-    type: "result",
-    latency: latency.summary(),
-    lastArrival: lastArrival.summary(),
-    afterAnswer: afterAnswer.summary(),
-    trigger: triggers.summary(),
-    notificationsPerSecond: (burstNotifications / burstElapsedMs) * 1000,
-    burstNotifications,
-    burstElapsedMs,
-    frameBytes,
-    sampleFrame
-  }
-  await tell(result)
 })

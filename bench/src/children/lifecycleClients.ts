@@ -29,6 +29,8 @@ export interface LifecycleConfig {
 export interface LifecycleResult {
   readonly type: "result"
   readonly lifecycles: number
+  /** Lifecycles completed over the whole run, warm-up and the last ones after the window included. */
+  readonly completed: number
   readonly errors: number
   readonly firstError?: string
   readonly elapsedMs: number
@@ -52,6 +54,7 @@ runChild(async () => {
   let measuring = false
   let stopping = false
   let lifecycles = 0
+  let completed = 0
   let errors = 0
   let firstError: string | undefined
 
@@ -86,6 +89,7 @@ runChild(async () => {
         await timed(steps.accept, () =>
           api.request("POST", "/v1/rfq/trade", { rfqQuoteId: quotes[0]!.rfqQuoteId }, taker)
         )
+        completed++
         if (measuring) {
           steps.lifecycle.add(performance.now() - started)
           lifecycles++
@@ -103,15 +107,19 @@ runChild(async () => {
   await new Promise((r) => setTimeout(r, config.warmupMs))
   measuring = true
   const started = performance.now()
+  // The window's bounds, for a parent that brackets it on the host (a wait profile's signals).
+  await tell({ type: "measuring" })
   await measureWindow(config.durationMs, () => lifecycles > 0)
   measuring = false
   const elapsedMs = performance.now() - started
+  await tell({ type: "measured" })
   stopping = true
   await Promise.all(loops)
   api.close()
   const result: LifecycleResult = {
     type: "result",
     lifecycles,
+    completed,
     errors,
     ...(firstError === undefined ? {} : { firstError }),
     elapsedMs,

@@ -107,7 +107,9 @@ export const memory = async (ctx: BenchContext, sizes: MemorySizes): Promise<Sce
         `${label(n)} open: ${formatNumber(heapPerRfq / KB)} KB heap, ${formatNumber(rssPerRfq / KB)} KB RSS per RFQ`
       )
       if (sizes.targets) {
-        targets.push(check(`heap per open RFQ at ${label(n)}`, heapPerRfq / KB, "<=", 10, " KB"))
+        // Issue 15: keep the heap per open RFQ at 3 KB or less; RSS moves from run to run (the
+        // allocator's pages), so it keeps the looser 10 KB of issue 8.
+        targets.push(check(`heap per open RFQ at ${label(n)}`, heapPerRfq / KB, "<=", 3, " KB"))
         targets.push(check(`RSS per open RFQ at ${label(n)}`, rssPerRfq / KB, "<=", 10, " KB"))
       }
     }

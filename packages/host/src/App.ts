@@ -18,7 +18,7 @@ import { type RateDecision, type RateLimit, RateLimiter, rateLimitHeaders } from
 import { SharedState } from "./shared/SharedState.js"
 import { SharedStateRedis } from "./shared/RedisSharedState.js"
 import { ClusterUnavailable } from "./ClusterConfig.js"
-import type { AnyAround } from "./RouteDispatch.js"
+import type { AnyAround, AroundNow } from "./RouteDispatch.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./ErrorTable.js"
 import { restRoutes } from "./RestRoutes.js"
@@ -131,12 +131,13 @@ export const appRoutes = (input: HostInput) =>
   Effect.gen(function* () {
     const engine = yield* Engine
     const auth = yield* Auth
+    const clock = yield* Effect.clock
     const metrics = metricsOf(input)
     metrics.openRfqs = engine.liveCount
     const document = makeOpenApiDocument(operations, { version })
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, auth),
+      ...restRoutes(operations, engine, auth, () => clock.unsafeCurrentTimeMillis()),
       route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
       metrics.route(),
       ...docsRoutes()
@@ -155,7 +156,17 @@ export const appAround = (input: HostInput) =>
     const routes = yield* appRoutes(input)
     // Health routes are served by the host itself; listed here so metrics label them too.
     const timed = metricsOf(input).around([...routes, ...healthRoutes(Effect.void)])
-    const around: AnyAround = (request, next) => timed(request, limit(request, next))
+    const limitNow = limit.now
+    const timedNow = timed.now
+    const now: AroundNow | undefined =
+      limitNow === undefined || timedNow === undefined
+        ? undefined
+        : (request, next) => timedNow(request, (known) => limitNow(request, (found) => next(found ?? known)))
+    const around: AnyAround = Object.assign(
+      <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
+        timed(request, limit(request, next)),
+      { now }
+    )
     return around
   })
 
@@ -198,7 +209,32 @@ export const rateLimitAround = (input: HostInput) =>
     }
     const keyOf = (caller: { readonly userId: number } | undefined, request: RouteRequest) =>
       caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`
-    const around: AnyAround = <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
+    const clock = yield* Effect.clock
+    // A request answered without a fiber: only with a caller known from the caches and a count kept
+    // here (several hosts count in Redis, through a fiber). The route's answer is made first (it
+    // changes nothing), then the request is counted, so an undefined answer counts nothing.
+    const now: AroundNow | undefined = !(limiter instanceof RateLimiter)
+      ? undefined
+      : (request, next) => {
+          const header = request.headers.authorization
+          if (header === undefined) return undefined
+          const at = clock.unsafeCurrentTimeMillis()
+          const caller = auth.knownCaller(header, at)
+          if (caller === undefined) return undefined
+          const answer = next(caller)
+          if (answer === undefined) return undefined
+          const decision = limiter.take(keyOf(caller, request), at)
+          const headers = rateLimitHeaders(decision)
+          if (!decision.allowed) return { ...errorResponse(apiError("rateLimitExceeded")), headers }
+          // A plain answer (nearly always) is rebuilt field by field: cheaper than two spreads.
+          if (answer.headers === undefined && answer.text === undefined)
+            return { status: answer.status, body: answer.body, headers }
+          return {
+            ...answer,
+            headers: answer.headers === undefined ? headers : { ...headers, ...answer.headers }
+          }
+        }
+    const aroundEffect = <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
       Effect.clockWith((clock) => {
         const now = clock.unsafeCurrentTimeMillis()
         const header = request.headers.authorization
@@ -211,5 +247,6 @@ export const rateLimitAround = (input: HostInput) =>
             limited(keyOf(Option.getOrUndefined(caller), request), now, next)
         )
       })
+    const around: AnyAround = Object.assign(aroundEffect, { now })
     return around
   })

@@ -4,6 +4,8 @@ import {
   type Caller,
   decodeRequestEither,
   type EngineService,
+  apiError,
+  mayAccess,
   requireRole
 } from "@rfq/engine"
 import { Effect, Either, type Schema } from "effect"
@@ -52,3 +54,21 @@ export const runOperation = (
   input: RawInput
 ): Effect.Effect<unknown, ApiError> =>
   runCall(caller, op.access, op.input, input, (decoded) => op.run(engine, caller, decoded))
+
+/**
+ * `runOperation` made synchronously, for an operation that can answer from memory (`peek`): the
+ * same role → decode → run, the same answers. Undefined when only `runOperation` can answer.
+ * `decode` is the operation's schema decode (a caller may remember its answers: it is pure).
+ */
+export const runOperationNow = (
+  op: Operation,
+  engine: EngineService,
+  caller: Caller,
+  input: RawInput,
+  decode: (raw: unknown) => Either.Either<unknown, ApiError> = (raw) => decodeRequestEither(op.input, raw)
+): Either.Either<unknown, ApiError> | undefined => {
+  if (op.peek === undefined) return undefined
+  if (!mayAccess(caller.roles, op.access)) return Either.left(apiError("insufficientPermissions"))
+  const decoded = Either.flatMap(input(), decode)
+  return Either.isLeft(decoded) ? decoded : op.peek(engine, caller, decoded.right)
+}

@@ -9,7 +9,7 @@ export interface HttpServerOptions<R> {
   /** 0 picks a free port; the bound one is in the result. */
   readonly port: number
   readonly routes: ReadonlyArray<Route<R>>
-  readonly around?: Around<R>
+  readonly around?: Around<NoInfer<R>>
   readonly maxBodyBytes?: number
   /** How long shutdown waits for requests in flight before interrupting them. Default 10 s. */
   readonly drainTimeout?: Duration.DurationInput

@@ -1,7 +1,8 @@
 import { Cause, Effect, Exit, Option } from "effect"
 import client from "prom-client"
 import type { ApiError } from "@rfq/engine"
-import type { AnyAround } from "./RouteDispatch.js"
+import type { AnyAround, AroundNow } from "./RouteDispatch.js"
+import { RequestSeries } from "./RequestSeries.js"
 import { type Route, type RouteRequest, type RouteResponse, makeRouter, route } from "./Router.js"
 
 /**
@@ -12,19 +13,15 @@ import { type Route, type RouteRequest, type RouteResponse, makeRouter, route } 
  */
 export class Metrics {
   readonly registry = new client.Registry()
-  readonly requests = new client.Counter({
-    name: "rfq_http_requests_total",
-    help: "HTTP requests by route, method and status",
-    labelNames: ["route", "method", "status"] as const,
-    registers: [this.registry]
-  })
-  readonly latency = new client.Histogram({
-    name: "rfq_http_request_duration_seconds",
-    help: "HTTP request latency by route, method and status",
-    labelNames: ["route", "method", "status"] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry]
-  })
+  /** Requests and their latency by route, method and status (counted without prom-client's per-call hashing). */
+  readonly requests = new RequestSeries(
+    { counter: "rfq_http_requests_total", histogram: "rfq_http_request_duration_seconds" },
+    {
+      counter: "HTTP requests by route, method and status",
+      histogram: "HTTP request latency by route, method and status"
+    },
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+  )
   readonly venueCalls = new client.Counter({
     name: "rfq_venue_calls_total",
     help: "Venue calls by venue, operation and outcome",
@@ -42,6 +39,7 @@ export class Metrics {
 
   constructor() {
     const self = this
+    this.requests.register(this.registry)
     new client.Gauge({
       name: "rfq_open_rfqs",
       help: "RFQs open (or settling) in the engine",
@@ -77,7 +75,9 @@ export class Metrics {
       const match = router.match(request.method, request.path)
       return match._tag === "Found" ? match.route.path : "unmatched"
     }
-    return <R2>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R2>) => {
+    const count = (request: RouteRequest, status: number, start: number) =>
+      this.requests.observe(patternOf(request), request.method, status, (performance.now() - start) / 1000)
+    const timed = <R2>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R2>) => {
       const start = performance.now()
       return Effect.onExit(next, (exit) => {
         // An interrupted request (client gone, shutdown) has no answer to count; a defect is a 500.
@@ -85,12 +85,17 @@ export class Metrics {
         const status = Exit.isSuccess(exit)
           ? exit.value.status
           : Option.match(Cause.failureOption(exit.cause), { onNone: () => 500, onSome: (e) => e.status })
-        const labels = { route: patternOf(request), method: request.method, status: String(status) }
-        this.requests.inc(labels)
-        this.latency.observe(labels, (performance.now() - start) / 1000)
+        count(request, status, start)
         return Effect.void
       })
     }
+    const now: AroundNow = (request, next) => {
+      const start = performance.now()
+      const answer = next(undefined)
+      if (answer !== undefined) count(request, answer.status, start)
+      return answer
+    }
+    return Object.assign(timed, { now })
   }
 
   route(): Route<never> {

@@ -43,7 +43,7 @@ import {
   TradeRequest,
   UpdateQuoteRequest
 } from "@rfq/engine"
-import { type Effect, Schema } from "effect"
+import { type Effect, type Either, Schema } from "effect"
 import type { HttpMethod } from "./Router.js"
 
 /**
@@ -66,6 +66,15 @@ export interface Operation {
   readonly output: Schema.Schema<any, any>
   readonly summary: string
   readonly run: (engine: EngineService, caller: Caller, input: any) => Effect.Effect<unknown, ApiError>
+  /**
+   * `run`'s answer when memory alone gives it, synchronously (no fiber); undefined when only `run`
+   * can answer. The read path of the service (`GET /v1/rfq/{id}`).
+   */
+  readonly peek?: (
+    engine: EngineService,
+    caller: Caller,
+    input: any
+  ) => Either.Either<unknown, ApiError> | undefined
 }
 
 const op = <A, I>(spec: {
@@ -78,6 +87,11 @@ const op = <A, I>(spec: {
   readonly output: Schema.Schema<any, any>
   readonly summary?: string
   readonly run: (engine: EngineService, caller: Caller, input: A) => Effect.Effect<unknown, ApiError>
+  readonly peek?: (
+    engine: EngineService,
+    caller: Caller,
+    input: A
+  ) => Either.Either<unknown, ApiError> | undefined
 }): Operation => ({ ...spec, summary: spec.summary ?? spec.rpc }) as Operation
 
 const Empty = Schema.Struct({})
@@ -194,7 +208,8 @@ export const operations: ReadonlyArray<Operation> = [
     from: "none",
     access: "read",
     input: GetRfqRequest,
-    run: (e, c, i) => e.getRfq(c, i.id)
+    run: (e, c, i) => e.getRfq(c, i.id),
+    peek: (e, c, i) => e.peekRfq(c, i.id)
   }),
   op({
     rpc: "v1/rfq/create",

@@ -5,8 +5,8 @@ import { Cause, Effect, Exit, type Fiber, FiberId, FiberRef, FiberRefs, HashMap,
 import type uWS from "uWebSockets.js"
 import { errorResponse, payloadTooLarge, shuttingDown } from "./ErrorTable.js"
 import { jsonTextOf } from "./JsonText.js"
-import { dispatch, type RouteDispatch } from "./RouteDispatch.js"
-import type { RouteResponse } from "./Router.js"
+import { dispatch, dispatchNow, type RouteDispatch } from "./RouteDispatch.js"
+import type { RouteRequest, RouteResponse } from "./Router.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -71,154 +71,215 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES
 
   return (res: uWS.HttpResponse, req: uWS.HttpRequest): void => {
-    let requestId = ""
-    let aborted = false
-    let responded = false
-    let fiber: Fiber.RuntimeFiber<RouteResponse> | undefined
-    let arrival: Arrival | undefined
-    let onArrival: ((arrival: Arrival) => void) | undefined
-    /** Ends the wait for the body (later chunks of a body past the cap are dropped). */
-    const arrive = (next: Arrival) => {
-      if (arrival !== undefined) return
-      arrival = next
-      if (fiber === undefined) start()
-      else onArrival?.(next)
-    }
-    /** Forks the request's fiber (set below, once the request has been read). */
-    let start: () => void = () => {}
-
-    const write = (response: RouteResponse, closeConnection: boolean): void => {
-      if (aborted || responded) return
-      responded = true
-      let status = response.status
-      let headers: Readonly<Record<string, string>> = response.headers ?? {}
-      let payload: string
-      try {
-        payload = response.text ?? jsonTextOf(response.body)
-      } catch {
-        status = 500
-        headers = {}
-        payload = JSON.stringify(apiError("internalError").toBody())
-      }
-      try {
-        res.cork(() => {
-          res.writeStatus(statusLine(status))
-          let contentType = "application/json"
-          for (const name in headers) {
-            if (name.toLowerCase() === "content-type") contentType = headers[name]!
-            else res.writeHeader(name, headers[name]!)
-          }
-          res.writeHeader("content-type", contentType)
-          res.writeHeader("X-Request-Id", requestId)
-          res.end(payload, closeConnection)
-        })
-      } catch {
-        // The connection went away between the check and the write; nothing is left to tell.
-      }
-    }
-
+    let request: RouteRequest
     try {
-      res.onAborted(() => {
-        aborted = true
-        fiber?.unsafeInterruptAsFork(FiberId.none)
-      })
-
-      const method = req.getMethod().toUpperCase()
-      const path = req.getUrl()
-      const query = req.getQuery() ?? ""
       const headers: Record<string, string> = {}
       req.forEach((name, value) => {
         headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
       })
-      const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
-      requestId = requestIdOf(headers)
-
-      const handle = ({ body, early }: Arrival) =>
-        dispatch(options, { method, path, query, headers, params: {}, body, remoteAddress }, early)
-      // The request's log annotations are the fiber's from its start: cheaper than annotateLogs.
-      const annotations = HashMap.make(
-        ["requestId", requestId as unknown],
-        ["method", method],
-        ["path", path]
-      )
-      start = () => {
-        fiber = fork()
-        fiber.addObserver((exit) => {
-          if (Exit.isSuccess(exit)) write(exit.value, arrival?.closeConnection === true)
-          // Interrupted with the client still there: the server is shutting down.
-          else write(errorResponse(shuttingDown()), true)
-        })
+      request = {
+        method: req.getMethod().toUpperCase(),
+        path: req.getUrl(),
+        query: req.getQuery() ?? "",
+        headers,
+        params: {},
+        body: noBody,
+        // Read only for a request that takes the fiber path (below): uWS makes a new ArrayBuffer for
+        // it, which was over a quarter of the cached read's CPU. No synchronous answer uses it.
+        remoteAddress: ""
       }
-      const fork = () =>
-        options.runFork(
-          Effect.suspend(() =>
-            arrival !== undefined
-              ? handle(arrival)
-              : Effect.flatMap(
-                  Effect.async<Arrival>((resume) => {
-                    onArrival = (next) => resume(Effect.succeed(next))
-                  }),
-                  handle
-                )
-          ),
-          {
-            updateRefs: (refs, fiberId) =>
-              FiberRefs.updateAs(refs, {
-                fiberId,
-                fiberRef: FiberRef.currentLogAnnotations,
-                value: annotations
-              })
-          }
-        )
-
-      if (options.isDraining()) {
-        arrive({ body: noBody, early: shuttingDown(), closeConnection: true })
-        return
-      }
-      // Past the cap the answer is decided at once and nothing more is buffered. The connection is
-      // not closed: closing it while the client is still sending makes the client's next write
-      // fail (EPIPE/RST) before it reads the 413, so uWS reads and drops the rest of the body.
-      const declared = headers["content-length"]
-      if (declared !== undefined && Number(declared) > maxBodyBytes) {
-        arrive({ body: noBody, early: payloadTooLarge(maxBodyBytes) })
-        return
-      }
-      // A request with a body is in flight from its first byte (the drain waits for its upload); one
-      // without is forked when uWS hands over its empty body, right after this handler returns, so
-      // its fiber never suspends waiting for it.
-      const hasBody = declared !== undefined ? declared !== "0" : headers["transfer-encoding"] !== undefined
-      if (hasBody) start()
-
-      const chunks: Array<Uint8Array> = []
-      let received = 0
-      res.onData((chunk, isLast) => {
-        try {
-          if (aborted || responded || arrival !== undefined) return
-          received += chunk.byteLength
-          if (received > maxBodyBytes) arrive({ body: noBody, early: payloadTooLarge(maxBodyBytes) })
-          else {
-            // uWS reuses the chunk's memory after this callback returns: copy it.
-            chunks.push(new Uint8Array(chunk.slice(0)))
-            if (isLast)
-              arrive({ body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)) })
-          }
-        } catch (error) {
-          failSafely(error)
-        }
-      })
     } catch (error) {
-      failSafely(error)
+      logDefect(options, error)
+      writeAnswer(res, errorResponse(apiError("internalError")), "", true)
+      return
     }
+    const requestId = requestIdOf(request.headers)
+    const declared = request.headers["content-length"]
+    const hasBody =
+      declared !== undefined ? declared !== "0" : request.headers["transfer-encoding"] !== undefined
 
-    function failSafely(error: unknown): void {
+    // A request without a body that memory alone answers (a cached read) is answered here and now,
+    // without a fiber (`dispatchNow`); uWS corks a synchronous answer itself. Anything else is a
+    // fiber of its own.
+    if (!hasBody && !options.isDraining()) {
+      let answer: RouteResponse | undefined
       try {
-        options.runFork(Effect.logError("request handling failed", Cause.die(error)))
-      } catch {
-        // Logging must not be what throws into uWS.
+        answer = dispatchNow(options, request)
+      } catch (error) {
+        logDefect(options, error)
+        answer = errorResponse(apiError("internalError"))
       }
-      write(errorResponse(apiError("internalError")), true)
-      // A fiber still waiting for the body would wait for ever (and hold up the drain).
-      if (arrival === undefined) fiber?.unsafeInterruptAsFork(FiberId.none)
+      if (answer !== undefined) {
+        writeAnswer(res, answer, requestId, false)
+        return
+      }
     }
+    let remoteAddress: string
+    try {
+      remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString()
+    } catch (error) {
+      logDefect(options, error)
+      writeAnswer(res, errorResponse(apiError("internalError")), requestId, true)
+      return
+    }
+    inFiber(options, maxBodyBytes, res, { ...request, remoteAddress }, requestId, declared, hasBody)
+  }
+}
+
+const logDefect = <R>(options: RequestHandlerOptions<R>, error: unknown): void => {
+  try {
+    options.runFork(Effect.logError("request handling failed", Cause.die(error)))
+  } catch {
+    // Logging must not be what throws into uWS.
+  }
+}
+
+/** Writes an answer; the caller corks it unless this native callback is still running. */
+const writeAnswer = (
+  res: uWS.HttpResponse,
+  response: RouteResponse,
+  requestId: string,
+  closeConnection: boolean
+): void => {
+  let status = response.status
+  let headers: Readonly<Record<string, string>> = response.headers ?? {}
+  let payload: string
+  try {
+    payload = response.text ?? jsonTextOf(response.body)
+  } catch {
+    status = 500
+    headers = {}
+    payload = JSON.stringify(apiError("internalError").toBody())
+  }
+  res.writeStatus(statusLine(status))
+  let contentType = "application/json"
+  for (const name in headers) {
+    if (name.length === 12 && name.toLowerCase() === "content-type") contentType = headers[name]!
+    else res.writeHeader(name, headers[name]!)
+  }
+  res.writeHeader("content-type", contentType)
+  res.writeHeader("X-Request-Id", requestId)
+  res.end(payload, closeConnection)
+}
+
+/**
+ * A request answered by its own fiber, on the server's `FiberSet` runtime, interrupted when the
+ * client goes away; its body read with a cap first.
+ */
+const inFiber = <R>(
+  options: RequestHandlerOptions<R>,
+  maxBodyBytes: number,
+  res: uWS.HttpResponse,
+  request: RouteRequest,
+  requestId: string,
+  declared: string | undefined,
+  hasBody: boolean
+): void => {
+  let aborted = false
+  let responded = false
+  let fiber: Fiber.RuntimeFiber<RouteResponse> | undefined
+  let arrival: Arrival | undefined
+  let onArrival: ((arrival: Arrival) => void) | undefined
+  /** Ends the wait for the body (later chunks of a body past the cap are dropped). */
+  const arrive = (next: Arrival) => {
+    if (arrival !== undefined) return
+    arrival = next
+    if (fiber === undefined) start()
+    else onArrival?.(next)
+  }
+
+  const write = (response: RouteResponse, closeConnection: boolean): void => {
+    if (aborted || responded) return
+    responded = true
+    try {
+      res.cork(() => writeAnswer(res, response, requestId, closeConnection))
+    } catch {
+      // The connection went away between the check and the write; nothing is left to tell.
+    }
+  }
+
+  const handle = ({ body, early }: Arrival) => dispatch(options, { ...request, body }, early)
+  // The request's log annotations are the fiber's from its start: cheaper than annotateLogs.
+  const annotations = HashMap.make(
+    ["requestId", requestId as unknown],
+    ["method", request.method],
+    ["path", request.path]
+  )
+  /** Forks the request's fiber, once the request has been read. */
+  const start = () => {
+    fiber = options.runFork(
+      Effect.suspend(() =>
+        arrival !== undefined
+          ? handle(arrival)
+          : Effect.flatMap(
+              Effect.async<Arrival>((resume) => {
+                onArrival = (next) => resume(Effect.succeed(next))
+              }),
+              handle
+            )
+      ),
+      {
+        updateRefs: (refs, fiberId) =>
+          FiberRefs.updateAs(refs, {
+            fiberId,
+            fiberRef: FiberRef.currentLogAnnotations,
+            value: annotations
+          })
+      }
+    )
+    fiber.addObserver((exit) => {
+      if (Exit.isSuccess(exit)) write(exit.value, arrival?.closeConnection === true)
+      // Interrupted with the client still there: the server is shutting down.
+      else write(errorResponse(shuttingDown()), true)
+    })
+  }
+
+  const failSafely = (error: unknown): void => {
+    logDefect(options, error)
+    write(errorResponse(apiError("internalError")), true)
+    // A fiber still waiting for the body would wait for ever (and hold up the drain).
+    if (arrival === undefined) fiber?.unsafeInterruptAsFork(FiberId.none)
+  }
+
+  try {
+    res.onAborted(() => {
+      aborted = true
+      fiber?.unsafeInterruptAsFork(FiberId.none)
+    })
+    if (options.isDraining()) {
+      arrive({ body: noBody, early: shuttingDown(), closeConnection: true })
+      return
+    }
+    // Past the cap the answer is decided at once and nothing more is buffered. The connection is
+    // not closed: closing it while the client is still sending makes the client's next write
+    // fail (EPIPE/RST) before it reads the 413, so uWS reads and drops the rest of the body.
+    if (declared !== undefined && Number(declared) > maxBodyBytes) {
+      arrive({ body: noBody, early: payloadTooLarge(maxBodyBytes) })
+      return
+    }
+    // A request with a body is in flight from its first byte (the drain waits for its upload); one
+    // without is forked when uWS hands over its empty body, right after this handler returns, so
+    // its fiber never suspends waiting for it.
+    if (hasBody) start()
+
+    const chunks: Array<Uint8Array> = []
+    let received = 0
+    res.onData((chunk, isLast) => {
+      try {
+        if (aborted || responded || arrival !== undefined) return
+        received += chunk.byteLength
+        if (received > maxBodyBytes) arrive({ body: noBody, early: payloadTooLarge(maxBodyBytes) })
+        else {
+          // uWS reuses the chunk's memory after this callback returns: copy it.
+          chunks.push(new Uint8Array(chunk.slice(0)))
+          if (isLast)
+            arrive({ body: chunks.length === 1 ? chunks[0]! : new Uint8Array(Buffer.concat(chunks)) })
+        }
+      } catch (error) {
+        failSafely(error)
+      }
+    })
+  } catch (error) {
+    failSafely(error)
   }
 }

@@ -1,6 +1,7 @@
-import type { ApiError, Caller, EngineService } from "@rfq/engine"
+import { type ApiError, type Caller, decodeRequestEither, type EngineService } from "@rfq/engine"
 import { Effect, Either } from "effect"
-import { type RawInput, runOperation } from "./CallPipeline.js"
+import { type RawInput, runOperation, runOperationNow } from "./CallPipeline.js"
+import { errorResponse } from "./ErrorTable.js"
 import { type JsonObjectRules, MAX_JSON_DEPTH, parseJsonObject } from "./JsonBody.js"
 import type { Operation } from "./Operations.js"
 import { type Route, type RouteRequest, type RouteResponse, route } from "./Router.js"
@@ -9,6 +10,8 @@ import { type Route, type RouteRequest, type RouteResponse, route } from "./Rout
 export interface Authenticator<C extends Caller = Caller> {
   /** Cheap for a token verified before: the auth module answers it from its caches. */
   readonly authenticate: (authorization: string | undefined) => Effect.Effect<C, ApiError>
+  /** The caller of a token verified before and still standing, from the caches alone; else undefined. */
+  readonly knownCaller?: (authorization: string | undefined, now: number) => C | undefined
 }
 
 const restBodyRules: JsonObjectRules = {
@@ -44,24 +47,73 @@ const restInput = (op: Operation, request: RouteRequest): RawInput =>
       ? () => Either.right(request.params)
       : () => Either.map(parseJsonBody(request.body), (body) => ({ ...body, ...request.params }))
 
+/** How many decoded path parameters an operation remembers before it starts over. */
+const REMEMBERED_DECODES = 4096
+
+/**
+ * The schema decode of an operation whose whole input is its path parameters (`GET /v1/rfq/{id}`),
+ * remembering its answers by the parameters' text: the same text always decodes the same way, and
+ * a read then skips the schema. Bounded: past `REMEMBERED_DECODES` texts it starts over.
+ */
+const rememberedDecode = (op: Operation) => {
+  const remembered = new Map<string, Either.Either<unknown, ApiError>>()
+  return (raw: unknown): Either.Either<unknown, ApiError> => {
+    // Parameters are percent-decoded, so any character may be in one: several are keyed as JSON.
+    const values = Object.values(raw as Record<string, string>)
+    const key = values.length === 1 ? values[0]! : JSON.stringify(values)
+    let answer = remembered.get(key)
+    if (answer === undefined) {
+      answer = decodeRequestEither(op.input, raw)
+      if (remembered.size >= REMEMBERED_DECODES) remembered.clear()
+      remembered.set(key, answer)
+    }
+    return answer
+  }
+}
+
 /**
  * One route per operation: authenticate, then the call pipeline (`CallPipeline.ts`); the rate
  * limit runs around every request and failures are answered from `ErrorTable.ts`. No span per
  * request: on a read served from memory it would cost more than the read (the engine's write
  * operations have their own spans).
+ *
+ * An operation that can answer from memory (`peek`) also answers without a fiber when the token's
+ * caller is in the caches (`Route.answerNow`): the same pipeline, synchronously. `now` is the
+ * clock the rate limits and token checks read.
  */
 export const restRoutes = <C extends Caller>(
   operations: ReadonlyArray<Operation>,
   engine: EngineService,
-  auth: Authenticator<C>
+  auth: Authenticator<C>,
+  now: () => number = Date.now
 ): ReadonlyArray<Route<never>> =>
-  operations.map((op) =>
-    route(op.method, op.path, (request) =>
-      Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) =>
-        Effect.map(
-          runOperation(op, engine, caller, restInput(op, request)),
-          (body): RouteResponse => ({ status: 200, body })
-        )
-      )
+  operations.map((op) => {
+    const knownCaller = auth.knownCaller
+    const decode = op.from === "none" ? rememberedDecode(op) : undefined
+    const answerNow =
+      op.peek === undefined || knownCaller === undefined
+        ? undefined
+        : (request: RouteRequest, known?: Caller): RouteResponse | undefined => {
+            // The rate limit's `around` found the caller in the same caches a moment ago.
+            const caller = (known as C | undefined) ?? knownCaller(request.headers.authorization, now())
+            if (caller === undefined) return undefined
+            const answer = runOperationNow(op, engine, caller, restInput(op, request), decode)
+            return answer === undefined
+              ? undefined
+              : Either.isRight(answer)
+                ? { status: 200, body: answer.right }
+                : errorResponse(answer.left)
+          }
+    return route(
+      op.method,
+      op.path,
+      (request) =>
+        Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) =>
+          Effect.map(
+            runOperation(op, engine, caller, restInput(op, request)),
+            (body): RouteResponse => ({ status: 200, body })
+          )
+        ),
+      answerNow
     )
-  )
+  })

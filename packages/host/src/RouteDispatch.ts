@@ -1,22 +1,41 @@
-import { type ApiError, apiError, isApiError, withRequestBudget } from "@rfq/engine"
+import { type ApiError, apiError, type Caller, isApiError, withRequestBudget } from "@rfq/engine"
 import { Effect } from "effect"
 import { answerOfCause, errorResponse } from "./ErrorTable.js"
 import type { RouteRequest, RouteResponse, Router } from "./Router.js"
 
 /**
- * Runs around every request, matched or not (404, 405 included), so cross-cutting concerns such as
- * rate limits and their headers see all traffic. `next` is the routed handling.
+ * The synchronous side of an `Around`, for an answer a route makes without a fiber
+ * (`Route.answerNow`): the same concerns, decided at once. Undefined when it cannot decide without
+ * a fiber (or `next` answered undefined); then nothing of this call counted and the request takes
+ * the fiber path. The request's `remoteAddress` is empty on this path (see `AnswerNow`): a concern
+ * that needs it (the rate limit of a request without a token) answers undefined.
  */
-export type Around<R> = (
+export type AroundNow = (
   request: RouteRequest,
-  next: Effect.Effect<RouteResponse, ApiError, R>
-) => Effect.Effect<RouteResponse, ApiError, R>
+  next: (known?: Caller) => RouteResponse | undefined
+) => RouteResponse | undefined
+
+/**
+ * Runs around every request, matched or not (404, 405 included), so cross-cutting concerns such as
+ * rate limits and their headers see all traffic. `next` is the routed handling. Without `now`, no
+ * request is answered without a fiber.
+ */
+export interface Around<R> {
+  (
+    request: RouteRequest,
+    next: Effect.Effect<RouteResponse, ApiError, R>
+  ): Effect.Effect<RouteResponse, ApiError, R>
+  readonly now?: AroundNow | undefined
+}
 
 /** An `Around` that works for any environment: it adds no requirement of its own. */
-export type AnyAround = <R>(
-  request: RouteRequest,
-  next: Effect.Effect<RouteResponse, ApiError, R>
-) => Effect.Effect<RouteResponse, ApiError, R>
+export interface AnyAround {
+  <R>(
+    request: RouteRequest,
+    next: Effect.Effect<RouteResponse, ApiError, R>
+  ): Effect.Effect<RouteResponse, ApiError, R>
+  readonly now?: AroundNow | undefined
+}
 
 export interface RouteDispatch<R> {
   readonly router: Router<R>
@@ -61,4 +80,22 @@ export const dispatch = <R>(
     withRequestBudget(around === undefined ? routed : Effect.suspend(() => around(request, routed))),
     (cause) => Effect.map(answerOfCause(cause, isApiError, "request failed"), errorResponse)
   )
+}
+
+/**
+ * The answer of a request made without a fiber, when its route can (`Route.answerNow`) and so can
+ * every `around` concern (`Around.now`); undefined otherwise, having changed nothing: then the
+ * request is `dispatch`ed. Only for a request without a body.
+ */
+export const dispatchNow = <R>(
+  { router, around }: RouteDispatch<R>,
+  request: RouteRequest
+): RouteResponse | undefined => {
+  const match = router.match(request.method, request.path)
+  if (match._tag !== "Found") return undefined
+  const answerNow = match.route.answerNow
+  if (answerNow === undefined) return undefined
+  const found = { ...request, route: match.route.path, params: match.params }
+  if (around === undefined) return answerNow(found)
+  return around.now === undefined ? undefined : around.now(found, (known) => answerNow(found, known))
 }

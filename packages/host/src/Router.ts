@@ -1,4 +1,4 @@
-import type { ApiError } from "@rfq/engine"
+import type { ApiError, Caller } from "@rfq/engine"
 import type { Effect } from "effect"
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE" | "PATCH"
@@ -35,18 +35,30 @@ export interface RouteResponse {
 
 export type RouteHandler<R> = (request: RouteRequest) => Effect.Effect<RouteResponse, ApiError, R>
 
+/**
+ * The handler's answer made synchronously, without a fiber, when everything it needs is in memory
+ * (a read of a cached token's caller and an RFQ held here); undefined when only `handler` can
+ * answer. It must answer exactly what `handler` would, and change nothing when it answers undefined.
+ * `known` is the caller of the request's token when an `around` already found it in the caches.
+ * The request's `remoteAddress` is empty here: reading it from uWS costs more than the read, and no
+ * answer made without a fiber depends on it (a request without a token takes the fiber path).
+ */
+export type AnswerNow = (request: RouteRequest, known?: Caller) => RouteResponse | undefined
+
 export interface Route<R> {
   readonly method: HttpMethod
   /** Segments separated by "/", each literal or a `{name}` parameter, e.g. `/v1/rfq/{id}/quote`. */
   readonly path: string
   readonly handler: RouteHandler<R>
+  readonly answerNow?: AnswerNow | undefined
 }
 
-export const route = <R>(method: HttpMethod, path: string, handler: RouteHandler<R>): Route<R> => ({
-  method,
-  path,
-  handler
-})
+export const route = <R>(
+  method: HttpMethod,
+  path: string,
+  handler: RouteHandler<R>,
+  answerNow?: AnswerNow
+): Route<R> => (answerNow === undefined ? { method, path, handler } : { method, path, handler, answerNow })
 
 export type RouteMatch<R> =
   | { readonly _tag: "Found"; readonly route: Route<R>; readonly params: Readonly<Record<string, string>> }
@@ -101,6 +113,9 @@ const sameShape = (a: ReadonlyArray<Segment>, b: ReadonlyArray<Segment>): boolea
     return "literal" in segment ? "literal" in other && other.literal === segment.literal : "param" in other
   })
 
+/** How many paths per method a router remembers the match of before it starts over. */
+const REMEMBERED_MATCHES = 4096
+
 /** Builds a router over a route table; a duplicate method and path is a programming error. */
 export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
   const compiled = routes.map(compile)
@@ -126,7 +141,28 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
     return true
   }
 
+  // The answers for recent paths, by method and path: a read of one RFQ again and again is matched
+  // once. Matches are frozen (their params are shared); bounded, it starts over when full.
+  const recent = new Map<string, Map<string, RouteMatch<R>>>()
   const match = (method: string, path: string): RouteMatch<R> => {
+    let byPath = recent.get(method)
+    if (byPath === undefined) {
+      // Any method token reaches here: only the methods routes use are remembered.
+      if (!routes.some((r) => r.method === method)) return matchNow(method, path)
+      byPath = new Map()
+      recent.set(method, byPath)
+    }
+    let found = byPath.get(path)
+    if (found === undefined) {
+      found = matchNow(method, path)
+      if (found._tag === "Found") Object.freeze(found.params)
+      if (byPath.size >= REMEMBERED_MATCHES) byPath.clear()
+      byPath.set(path, found)
+    }
+    return found
+  }
+
+  const matchNow = (method: string, path: string): RouteMatch<R> => {
     if (!path.startsWith("/")) return { _tag: "NotFound" }
     const parts = path.slice(1).split("/")
     const group = byLength.get(parts.length)

@@ -3,6 +3,10 @@ import { ping } from "@rfq/engine"
 import { Cause, Effect } from "effect"
 import { type AppServices, appAround, appLayer, appOnListening, appRoutes } from "./App.js"
 import { isStartupFailure, runHost } from "./Host.js"
+import { waitProfileFrom } from "./WaitProfile.js"
+
+// RFQ_WAIT_PROFILE=<file>: where the requests' wall time goes, by phase (`WaitProfile.ts`); off, nothing changes.
+const waits = waitProfileFrom(process.env)
 
 // A start that cannot proceed prints one plain line on stderr and exits 1 (runMain's teardown);
 // SIGTERM/SIGINT interrupt the program, which drains, closes the database, unlocks and exits 0.
@@ -10,7 +14,7 @@ const program = runHost<AppServices>({
   databaseLayer: appLayer,
   ping,
   routes: appRoutes,
-  around: appAround,
+  around: waits === undefined ? appAround : waits.around(appAround),
   onListening: appOnListening
 }).pipe(
   // A defect (a bug, or a library that died instead of failing) still gets its one line.
@@ -29,4 +33,7 @@ const program = runHost<AppServices>({
   )
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+NodeRuntime.runMain(waits === undefined ? program : waits.run(program), {
+  disableErrorReporting: true,
+  disablePrettyLogger: true
+})

@@ -64,6 +64,11 @@ export interface ActorAccessService {
    * and one in doubt is reloaded first (in its mailbox), so a read never shows an unsettled write.
    */
   readonly readActor: (rfqId: number) => Effect.Effect<Option.Option<RfqActor>>
+  /**
+   * What `readActor` would answer when it can answer without any effect: the RFQ owned here, in
+   * memory, not in doubt and not open past its expiry. Undefined otherwise (then `readActor`).
+   */
+  readonly peekReadable: (rfqId: number, at: number) => RfqActor | undefined
   /** Settles the trade of an RFQ left settling (the caller holds its mailbox). */
   readonly finishSettlement: (actor: RfqActor) => Effect.Effect<void>
   /** Arms the RFQ's expiry: at `expiresAt` its mailbox expires it unless it closed before. */
@@ -149,11 +154,18 @@ const make = Effect.gen(function* () {
         : Effect.succeed(found)
     )
 
+  const peekReadable = (rfqId: number, at: number): RfqActor | undefined => {
+    const actor = actors.peek(rfqId)
+    if (actor === undefined || actor.doubt) return undefined
+    return actor.value === "open" && isPastExpiry(actor.state, at) ? undefined : actor
+  }
+
   const service: ActorAccessService = {
     step,
     withActor,
     visibleActor,
     readActor,
+    peekReadable,
     finishSettlement,
     scheduleExpiry: scheduler.schedule
   }

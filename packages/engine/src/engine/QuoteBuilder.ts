@@ -9,8 +9,8 @@ import { allocateRfqTrade, amountRulesOf, tradeShapeOf } from "../rfq/Allocation
 import { dec, decString } from "../rfq/Dec.js"
 import { type LegMarket, type QuoteCandidate, makerLegDirection } from "../rfq/QuoteRules.js"
 import type { Caller, LegContract, QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
-import { Pricing } from "../services/Pricing.js"
-import { type VenueInstrument, Venues } from "../services/Venues.js"
+import { Pricing, type PricingService } from "../services/Pricing.js"
+import { type VenueInstrument, Venues, type VenuesService } from "../services/Venues.js"
 
 type QuoteFields = Pick<
   CreateQuoteRequest,
@@ -22,19 +22,25 @@ export const venueInstrumentOf = (
   option: SettlementOption,
   instrumentName: string,
   contract: LegContract | undefined
-) =>
-  Effect.gen(function* () {
-    const venues = yield* Venues
-    if (contract === undefined)
-      return yield* Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
-    const found = yield* venues.resolve(option, instrumentName, contract.quoteCurrency)
-    if (Option.isNone(found)) {
-      return yield* Effect.fail(
-        apiError("failedToFetchInstrumentForLeg", `${instrumentName} is no longer listed on ${option}`)
-      )
-    }
-    return found.value
-  })
+): Effect.Effect<VenueInstrument, ApiError, Venues> =>
+  contract === undefined
+    ? Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
+    : Effect.flatMap(Venues, (venues) => listedContract(venues, option, instrumentName, contract))
+
+/** `venueInstrumentOf` with the venues at hand (a command's hot path: one lookup, no generator). */
+const listedContract = (
+  venues: VenuesService,
+  option: SettlementOption,
+  instrumentName: string,
+  contract: LegContract
+): Effect.Effect<VenueInstrument, ApiError> =>
+  Effect.flatMap(venues.resolve(option, instrumentName, contract.quoteCurrency), (found) =>
+    Option.isNone(found)
+      ? Effect.fail(
+          apiError("failedToFetchInstrumentForLeg", `${instrumentName} is no longer listed on ${option}`)
+        )
+      : Effect.succeed(found.value)
+  )
 
 /**
  * The hedge a quote of `amount` trades: the sum of every account's share of it, as settlement will
@@ -60,21 +66,31 @@ const quotedHedgeAmount = (
   return decString(sumDecimals(allocations.map((a) => a.hedge ?? BigDecimal.unsafeFromString("0"))))
 }
 
-const marketOf = (instrument: VenueInstrument) =>
-  Effect.gen(function* () {
-    const venues = yield* Venues
-    const pricing = yield* Pricing
-    const mark = yield* pricing.mark(instrument)
+const marketOf = (venues: VenuesService, pricing: PricingService, instrument: VenueInstrument) =>
+  Effect.map(pricing.mark(instrument), (mark): LegMarket => {
     const band = venues.priceBand(instrument, mark)
-    const market: LegMarket = {
+    return {
       tick: decString(instrument.tickSize),
       low: decString(band.low),
       high: decString(band.high),
       amountStep: decString(instrument.amountStep),
       minBlockAmount: decString(instrument.minBlockAmount)
     }
-    return market
   })
+
+/** The leg's listed contract on `option` and its market, as a quote on it is judged. */
+const legMarketOf = (
+  venues: VenuesService,
+  pricing: PricingService,
+  option: SettlementOption,
+  instrumentName: string,
+  contract: LegContract | undefined
+) =>
+  contract === undefined
+    ? Effect.fail(apiError("instrumentNotFoundForLeg", `${instrumentName} on ${option}`))
+    : Effect.flatMap(listedContract(venues, option, instrumentName, contract), (instrument) =>
+        Effect.map(marketOf(venues, pricing, instrument), (market) => ({ instrument, market }))
+      )
 
 /**
  * Builds the quote a maker's request describes, with every venue fact the RFQ actor's pure rules
@@ -94,6 +110,8 @@ export const buildQuoteCandidate = (
 ): Effect.Effect<QuoteCandidate, ApiError, AccountStore | Venues | Pricing> =>
   Effect.gen(function* () {
     const accounts = yield* AccountStore
+    const venues = yield* Venues
+    const pricing = yield* Pricing
     const option = req.settlementOption
     if (!rfq.settlementOptions.includes(option)) {
       return yield* Effect.fail(
@@ -145,8 +163,14 @@ export const buildQuoteCandidate = (
       const sent = byName.get(leg.instrumentName)
       if (sent === undefined)
         return yield* Effect.fail(apiError("invalidRequest", `legs: ${leg.instrumentName} is missing`))
-      const instrument = yield* venueInstrumentOf(option, leg.instrumentName, leg.contracts[option])
-      legMarkets.push(yield* marketOf(instrument))
+      const { instrument, market } = yield* legMarketOf(
+        venues,
+        pricing,
+        option,
+        leg.instrumentName,
+        leg.contracts[option]
+      )
+      legMarkets.push(market)
       legs.push({
         instrumentName: leg.instrumentName,
         instrumentId: instrument.instrumentId,
@@ -163,12 +187,14 @@ export const buildQuoteCandidate = (
     if (rfq.hedge !== undefined && req.hedge !== undefined) {
       const sentPrice = req.hedge.price
       const name = req.hedge.instrumentName
-      const instrument = yield* venueInstrumentOf(
+      const { instrument, market } = yield* legMarketOf(
+        venues,
+        pricing,
         option,
         rfq.hedge.instrumentName,
         rfq.hedge.contracts[option]
       )
-      hedgeMarket = yield* marketOf(instrument)
+      hedgeMarket = market
       hedge = {
         instrumentName: name,
         instrumentId: instrument.instrumentId,

@@ -12,6 +12,7 @@ import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
 import { RfqStore } from "../rfq/RfqStore.js"
 import { isOwnQuote, isTaker } from "../rfq/Visibility.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess, type ActorServices } from "./ActorAccess.js"
 import { buildQuoteCandidate } from "./QuoteBuilder.js"
@@ -87,7 +88,7 @@ const make = Effect.gen(function* () {
       return q
     })
 
-  const createQuote = Effect.fn("Engine.createQuote")(function* (caller: Caller, req: CreateQuoteRequest) {
+  const createQuote = Effect.fnUntraced(function* (caller: Caller, req: CreateQuoteRequest) {
     yield* requireRole(caller, "write")
     return yield* access.visibleActor(caller, req.rfqId, (actor) =>
       Effect.gen(function* () {
@@ -108,7 +109,7 @@ const make = Effect.gen(function* () {
         return { rfqQuoteId: q.id }
       })
     )
-  })
+  }, waitSpan("Engine.createQuote"))
 
   /** The caller's active quote named by id and/or label. */
   const findQuote = (
@@ -136,7 +137,7 @@ const make = Effect.gen(function* () {
       return { id, rfqId: entry.rfqId }
     })
 
-  const updateQuote = Effect.fn("Engine.updateQuote")(function* (caller: Caller, req: UpdateQuoteRequest) {
+  const updateQuote = Effect.fnUntraced(function* (caller: Caller, req: UpdateQuoteRequest) {
     yield* requireRole(caller, "write")
     yield* requireMaker(caller)
     const found = yield* findQuote(caller, req)
@@ -164,7 +165,7 @@ const make = Effect.gen(function* () {
         }
       })
     )
-  })
+  }, waitSpan("Engine.updateQuote"))
 
   /** Cancels those of `ids` that are the caller desk's active quotes on the RFQ; how many. */
   const closeQuotes = (caller: Caller, rfqId: number, ids: ReadonlyArray<number>) =>
@@ -185,16 +186,16 @@ const make = Effect.gen(function* () {
       })
     )
 
-  const deleteQuote = Effect.fn("Engine.deleteQuote")(function* (caller: Caller, req: DeleteQuoteRequest) {
+  const deleteQuote = Effect.fnUntraced(function* (caller: Caller, req: DeleteQuoteRequest) {
     yield* requireRole(caller, "write")
     yield* requireMaker(caller)
     const found = yield* findQuote(caller, req)
     const closed = yield* closeQuotes(caller, found.rfqId, [found.id])
     if (closed === 0) return yield* Effect.fail(apiError("recordNotFound", "the quote is no longer active"))
     return { message: `quote ${found.id} deleted` }
-  })
+  }, waitSpan("Engine.deleteQuote"))
 
-  const cancelAllQuotes = Effect.fn("Engine.cancelAllQuotes")(function* (
+  const cancelAllQuotes = Effect.fnUntraced(function* (
     caller: Caller,
     req: CancelAllQuotesRequest,
     options?: { readonly onlyUser?: boolean } | undefined
@@ -220,7 +221,7 @@ const make = Effect.gen(function* () {
       cancelledCount += yield* closeQuotes(caller, rfqId, ids).pipe(Effect.catchAll(() => Effect.succeed(0)))
     }
     return { message: `${cancelledCount} quotes cancelled`, cancelledCount }
-  })
+  }, waitSpan("Engine.cancelAllQuotes"))
 
   const service: QuoteCommandsService = { createQuote, updateQuote, deleteQuote, cancelAllQuotes }
   return service

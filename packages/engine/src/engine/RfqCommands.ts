@@ -9,6 +9,7 @@ import type { Caller } from "../rfq/RfqRecord.js"
 import { RfqStore } from "../rfq/RfqStore.js"
 import { viewOf } from "../rfq/StepEvents.js"
 import { isTaker } from "../rfq/Visibility.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { ActorAccess, type ActorServices } from "./ActorAccess.js"
 import { buildRfq } from "./CreateRfq.js"
 
@@ -63,7 +64,7 @@ const make = (config: { readonly rfqTtlMs: number }) =>
     // One lock per (user, request id) while a create under it runs, dropped when none does.
     const requestLocks = yield* RcMap.make({ lookup: (_key: string) => Effect.makeSemaphore(1) })
 
-    const createRfq = Effect.fn("Engine.createRfq")(function* (
+    const createRfq = Effect.fnUntraced(function* (
       caller: Caller,
       req: CreateRfqRequest,
       options?: CreateRfqOptions
@@ -91,7 +92,7 @@ const make = (config: { readonly rfqTtlMs: number }) =>
         )
         // An insert that failed may still commit (a stalled database): its expiry is due either way.
         // One refused for its request id wrote nothing: a create of the same request (on another
-        // host, past this host's lock) committed first, and this one answers as a retry would.
+        // host, past this host's lock, waitSpan("Engine.createRfq")) committed first, and this one answers as a retry would.
         const inserted = yield* store.insertRfq(record, bodyHash).pipe(
           Effect.as(true),
           Effect.catchTag("RequestIdTaken", () => Effect.succeed(false)),
@@ -120,7 +121,7 @@ const make = (config: { readonly rfqTtlMs: number }) =>
       )
     })
 
-    const cancelRfq = Effect.fn("Engine.cancelRfq")(function* (caller: Caller, rfqId: number) {
+    const cancelRfq = Effect.fnUntraced(function* (caller: Caller, rfqId: number) {
       yield* requireRole(caller, "write")
       return yield* access.visibleActor(caller, rfqId, (actor) =>
         Effect.gen(function* () {
@@ -134,9 +135,9 @@ const make = (config: { readonly rfqTtlMs: number }) =>
           return { id: rfqId }
         })
       )
-    })
+    }, waitSpan("Engine.cancelRfq"))
 
-    const deleteRfq = Effect.fn("Engine.deleteRfq")(function* (caller: Caller, rfqId: number) {
+    const deleteRfq = Effect.fnUntraced(function* (caller: Caller, rfqId: number) {
       yield* requireRole(caller, "write")
       return yield* access.visibleActor(caller, rfqId, (actor) =>
         Effect.gen(function* () {
@@ -147,7 +148,7 @@ const make = (config: { readonly rfqTtlMs: number }) =>
           return { rfqId }
         })
       )
-    })
+    }, waitSpan("Engine.deleteRfq"))
 
     const service: RfqCommandsService = { createRfq, cancelRfq, deleteRfq }
     return service

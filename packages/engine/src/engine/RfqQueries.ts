@@ -28,6 +28,11 @@ export interface Page {
 export interface RfqQueriesService {
   /** One RFQ as the caller's desk sees it; `rfq not found` for one it may not see. */
   readonly getRfq: (caller: Caller, rfqId: number) => Effect.Effect<Json, ApiError>
+  /**
+   * `getRfq`'s answer when memory alone gives it (the RFQ owned here and in memory, not in doubt,
+   * not open past its expiry), without a fiber; undefined when only `getRfq` can answer.
+   */
+  readonly peekRfq: (caller: Caller, rfqId: number) => Either.Either<Json, ApiError> | undefined
   readonly listRfqs: (caller: Caller, query: ListRfqsQuery) => Effect.Effect<Page, ApiError>
   /** The taker's quote book of its RFQ. */
   readonly takerQuotes: (caller: Caller, rfqId: number) => Effect.Effect<Array<Json>, ApiError>
@@ -88,6 +93,16 @@ const make = Effect.gen(function* () {
             : Effect.succeed(renderedRfq(found.value, caller))
         )
       : Effect.fail(apiError("insufficientPermissions"))
+
+  const clock = yield* Effect.clock
+  const peekRfq = (caller: Caller, rfqId: number): Either.Either<Json, ApiError> | undefined => {
+    if (!mayAccess(caller.roles, "read")) return Either.left(apiError("insufficientPermissions"))
+    const actor = access.peekReadable(rfqId, clock.unsafeCurrentTimeMillis())
+    if (actor === undefined) return undefined
+    return actor.value === "deleted" || !canSee(actor.state.rfq, caller)
+      ? Either.left(apiError("rfqNotFound"))
+      : Either.right(renderedRfq(actor, caller))
+  }
 
   const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
     yield* requireRole(caller, "read")
@@ -248,6 +263,7 @@ const make = Effect.gen(function* () {
 
   const service: RfqQueriesService = {
     getRfq,
+    peekRfq,
     listRfqs,
     takerQuotes,
     listQuotes,

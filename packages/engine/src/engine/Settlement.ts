@@ -71,34 +71,32 @@ const contractsAt = (rfq: RfqRecord, option: SettlementOption) =>
 const blockTradeLegs = (
   rfq: RfqRecord,
   quote: QuoteRecord,
-  trade: TradeRecord,
+  contracts: Effect.Effect.Success<ReturnType<typeof contractsAt>>,
   allocation: AllocationRecord
-) =>
-  Effect.gen(function* () {
-    const option = trade.settlementOption
-    const legs: Array<BlockTradeLeg> = []
-    const { legs: instruments, hedge: hedgeInstrument, shape } = yield* contractsAt(rfq, option)
-    const amounts = accountAmounts(dec(allocation.amount), shape)
-    for (const [i, leg] of rfq.legs.entries()) {
-      legs.push({
-        instrument: instruments[i]!,
-        direction: makerLegDirection(quote.direction, leg),
-        price: dec(quote.legs[i]!.price),
-        amount: amounts.legs[i]!
-      })
-    }
-    if (rfq.hedge !== undefined && hedgeInstrument !== undefined && amounts.hedge !== undefined) {
-      // A hedged RFQ always trades its hedge: an amount the venue refuses fails the allocation
-      // rather than leaving the account unhedged.
-      legs.push({
-        instrument: hedgeInstrument,
-        direction: makerLegDirection(quote.direction, rfq.hedge),
-        price: dec(quote.hedge?.price ?? rfq.hedge.price),
-        amount: amounts.hedge
-      })
-    }
-    return legs
-  })
+): Array<BlockTradeLeg> => {
+  const legs: Array<BlockTradeLeg> = []
+  const { legs: instruments, hedge: hedgeInstrument, shape } = contracts
+  const amounts = accountAmounts(dec(allocation.amount), shape)
+  for (const [i, leg] of rfq.legs.entries()) {
+    legs.push({
+      instrument: instruments[i]!,
+      direction: makerLegDirection(quote.direction, leg),
+      price: dec(quote.legs[i]!.price),
+      amount: amounts.legs[i]!
+    })
+  }
+  if (rfq.hedge !== undefined && hedgeInstrument !== undefined && amounts.hedge !== undefined) {
+    // A hedged RFQ always trades its hedge: an amount the venue refuses fails the allocation
+    // rather than leaving the account unhedged.
+    legs.push({
+      instrument: hedgeInstrument,
+      direction: makerLegDirection(quote.direction, rfq.hedge),
+      price: dec(quote.hedge?.price ?? rfq.hedge.price),
+      amount: amounts.hedge
+    })
+  }
+  return legs
+}
 
 const settledAllocation = (
   a: AllocationRecord,
@@ -113,27 +111,34 @@ const settledAllocation = (
 
 /**
  * Executes (or, after a crash, reconciles) every pending allocation of `trade` and returns the trade
- * with their outcomes. A pending allocation the venue already executed under its key is taken as
- * filled without a second execution; one it never saw is executed now.
+ * with their outcomes. With `reconcile`, a pending allocation may have reached the venue before (a
+ * command cut off, a restart): one the venue already executed under its key is taken as filled
+ * without a second execution, one it never saw is executed now. Without it the allocations were
+ * planned by this very command and their keys never sent anywhere, so nothing is looked up first.
  */
 export const settleTrade = (
   rfq: RfqRecord,
   quote: QuoteRecord,
   trade: TradeRecord,
-  now: () => Effect.Effect<number>
+  now: () => Effect.Effect<number>,
+  options: { readonly reconcile: boolean }
 ) =>
   Effect.gen(function* () {
     const venues = yield* Venues
     const accounts = yield* AccountStore
     const option = trade.settlementOption
     const makerRow = yield* accounts.credentials(quote.settlementCredentials)
+    // The venue contracts once for every allocation (a contract no longer listed fails each of them).
+    const contracts = yield* Effect.either(contractsAt(rfq, option))
     const allocations = yield* Effect.forEach(
       trade.allocations,
       (allocation) =>
         Effect.gen(function* () {
           if (allocation.status !== "pending") return allocation
-          const known = yield* venues.findByKey(option, allocation.idempotencyKey)
-          if (Option.isSome(known)) return settledAllocation(allocation, known.value, yield* now())
+          if (options.reconcile) {
+            const known = yield* venues.findByKey(option, allocation.idempotencyKey)
+            if (Option.isSome(known)) return settledAllocation(allocation, known.value, yield* now())
+          }
           const takerRow = yield* accounts.credentials(allocation.credentialsId)
           if (Option.isNone(takerRow) || Option.isNone(makerRow)) {
             return {
@@ -143,12 +148,11 @@ export const settleTrade = (
               updatedAt: yield* now()
             }
           }
-          const legs = yield* blockTradeLegs(rfq, quote, trade, allocation).pipe(Effect.either)
-          if (Either.isLeft(legs)) {
+          if (Either.isLeft(contracts)) {
             return {
               ...allocation,
               status: "failed" as const,
-              reason: legs.left.message,
+              reason: contracts.left.message,
               updatedAt: yield* now()
             }
           }
@@ -158,7 +162,7 @@ export const settleTrade = (
               idempotencyKey: allocation.idempotencyKey,
               maker: { credentialsId: makerRow.value.id, clientId: makerRow.value.clientId },
               taker: { credentialsId: takerRow.value.id, clientId: takerRow.value.clientId },
-              legs: legs.right
+              legs: blockTradeLegs(rfq, quote, contracts.right, allocation)
             })
             .pipe(Effect.either)
           const at = yield* now()
@@ -166,7 +170,8 @@ export const settleTrade = (
             ? settledAllocation(allocation, result.right, at)
             : { ...allocation, status: "failed" as const, reason: result.left.reason, updatedAt: at }
         }),
-      { concurrency: "unbounded" }
+      // One account (no split) needs no fiber of its own.
+      { concurrency: trade.allocations.length > 1 ? "unbounded" : 1 }
     )
     const filled = allocations
       .filter((a) => a.status === "filled")
@@ -184,5 +189,5 @@ export const finishTrade = (state: RfqState, now: () => Effect.Effect<number>) =
     const trade = state.trade
     const quote = trade === undefined ? undefined : state.quotes[trade.quoteId]
     if (trade === undefined || quote === undefined) return undefined
-    return yield* settleTrade(state.rfq, quote, trade, now)
+    return yield* settleTrade(state.rfq, quote, trade, now, { reconcile: true })
   })

@@ -10,6 +10,7 @@ import { RfqStore } from "../rfq/RfqStore.js"
 import { type Json, renderAllocations, renderTrades, tradeDirectionFor } from "../rfq/RfqView.js"
 import { canSee, isTaker } from "../rfq/Visibility.js"
 import { Venues } from "../services/Venues.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
 import { type BulkResult, bulkBlockTrades } from "./BulkBlockTrades.js"
@@ -43,10 +44,11 @@ const make = Effect.gen(function* () {
   const venues = yield* Venues
   const now = () => Clock.currentTimeMillis
 
-  const trade = Effect.fn("Engine.trade")(function* (caller: Caller, rfqQuoteId: number) {
+  const trade = Effect.fnUntraced(function* (caller: Caller, rfqQuoteId: number) {
     yield* requireRole(caller, "write")
     const entry = yield* index.find(rfqQuoteId)
-    const missing = apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`)
+    // Built only when needed: an ApiError is costly to make (its schema checks its fields).
+    const missing = () => apiError("recordNotFound", `quote ${rfqQuoteId} is not an active quote`)
     if (Option.isNone(entry)) {
       // A quote that is no longer active: its own taker learns why when the RFQ itself ended,
       // the same answer as before the expiry was processed; anyone else learns nothing.
@@ -67,13 +69,13 @@ const make = Effect.gen(function* () {
           }
         }
       }
-      return yield* Effect.fail(missing)
+      return yield* Effect.fail(missing())
     }
     const rfqId = entry.value.rfqId
     // A live quote on an RFQ the caller may not see is answered like a missing one (OWASP API1):
     // "rfq not found" would tell an outsider that the quote id is live.
     const holder = yield* actors.actorOf(rfqId)
-    if (Option.isNone(holder) || !canSee(holder.value.state.rfq, caller)) return yield* Effect.fail(missing)
+    if (Option.isNone(holder) || !canSee(holder.value.state.rfq, caller)) return yield* Effect.fail(missing())
     return yield* access.visibleActor(caller, rfqId, (actor) =>
       Effect.gen(function* () {
         const at = yield* now()
@@ -86,7 +88,8 @@ const make = Effect.gen(function* () {
         for (let i = 0; i < accountsCount; i++) allocationIds.push(yield* store.nextAllocationId)
         const planned = yield* planTrade(actor.state.rfq, quote, { tradeId, allocationIds, now: at })
         yield* access.step(actor, { type: "ACCEPT", quoteId: rfqQuoteId, caller, now: at, trade: planned })
-        const settled = yield* settleTrade(actor.state.rfq, quote, planned, now)
+        // Fresh keys (this command planned them): nothing to reconcile, straight to the venue.
+        const settled = yield* settleTrade(actor.state.rfq, quote, planned, now, { reconcile: false })
         yield* access.step(actor, { type: "SETTLED", trade: settled, now: yield* now() })
         if (settled.allocations.every((a) => a.status === "failed")) {
           return yield* Effect.fail(
@@ -105,15 +108,12 @@ const make = Effect.gen(function* () {
         }
       })
     )
-  })
+  }, waitSpan("Engine.trade"))
 
-  const bulkBlockTradesOf = Effect.fn("Engine.bulkBlockTrades")(function* (
-    caller: Caller,
-    req: BulkBlockTradeRequest
-  ) {
+  const bulkBlockTradesOf = Effect.fnUntraced(function* (caller: Caller, req: BulkBlockTradeRequest) {
     yield* requireRole(caller, "write")
     return yield* bulkBlockTrades(accounts, venues, caller, req)
-  })
+  }, waitSpan("Engine.bulkBlockTrades"))
 
   const service: TradeCommandsService = { trade, bulkBlockTrades: bulkBlockTradesOf }
   return service

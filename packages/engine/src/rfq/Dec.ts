@@ -1,8 +1,22 @@
 import { BigDecimal } from "effect"
 import type { Dec } from "./RfqRecord.js"
 
+// Records hold decimals as strings and the rules parse the same few (prices, ticks, bands, amounts)
+// again at every quote and accept. A BigDecimal is immutable, so one parse serves every later ask;
+// the cache is dropped whole when it fills, which bounds it without bookkeeping.
+const parsed = new Map<string, BigDecimal.BigDecimal>()
+const PARSED_MAX = 4096
+
 /** Parses a canonical decimal string of a record. */
-export const dec = (s: Dec): BigDecimal.BigDecimal => BigDecimal.unsafeFromString(s)
+export const dec = (s: Dec): BigDecimal.BigDecimal => {
+  let value = parsed.get(s)
+  if (value === undefined) {
+    value = BigDecimal.unsafeFromString(s)
+    if (parsed.size >= PARSED_MAX) parsed.clear()
+    parsed.set(s, value)
+  }
+  return value
+}
 
 /** The canonical plain-notation string of a decimal: no exponent, no trailing zeros. */
 export const decString = (x: BigDecimal.BigDecimal): Dec => {

@@ -79,10 +79,28 @@ export const openRejection = (state: RfqState, status: string, now: number): Api
 }
 
 /**
+ * The last answer per candidate: a quote command asks before its step (to answer with the reason)
+ * and the machine's guard asks again for the same state inside the step. Records are immutable,
+ * so the same state, status and candidate always have the same answer.
+ */
+const answered = new WeakMap<
+  QuoteCandidate,
+  { readonly state: RfqState; readonly status: string; readonly answer: ApiError | undefined }
+>()
+
+/**
  * Why a quote (new, or replacing an active one of the same id) may not stand on this RFQ, or
  * undefined when it may. Pure: every venue fact it needs comes in the candidate.
  */
 export const quoteRejection = (state: RfqState, status: string, c: QuoteCandidate): ApiError | undefined => {
+  const last = answered.get(c)
+  if (last !== undefined && last.state === state && last.status === status) return last.answer
+  const answer = rejectionOf(state, status, c)
+  answered.set(c, { state, status, answer })
+  return answer
+}
+
+const rejectionOf = (state: RfqState, status: string, c: QuoteCandidate): ApiError | undefined => {
   const { rfq } = state
   const { quote, caller } = c
   if (!canSee(rfq, caller)) return apiError("rfqNotFound")

@@ -2,6 +2,7 @@ import { Cause, Clock, Context, Deferred, Effect, FiberId, Layer, Option } from 
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { Ownership } from "../engine/Ownership.js"
 import { type EngineEvent, Events } from "../services/Events.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { isPastExpiry } from "./Expiry.js"
 import {
   type RfqEvent,
@@ -69,6 +70,11 @@ export interface RfqActorsService {
   /** The actor of an RFQ: live, cached, or loaded from storage. */
   readonly actorOf: (rfqId: number) => Effect.Effect<Option.Option<RfqActor>>
   /**
+   * The actor of an RFQ this engine owns when it is already in memory (live or cached), else
+   * undefined: no load, no effect. For reads answered synchronously (`RfqQueries.peekRfq`).
+   */
+  readonly peek: (rfqId: number) => RfqActor | undefined
+  /**
    * Steps `actor` with `event` inside its mailbox (the caller holds it): commits the step, moves the
    * snapshot, publishes. Returns false, changing nothing, when the machine refused the event. A
    * quote put fails with `LabelTaken` when storage refused it (nothing written, no doubt).
@@ -100,6 +106,9 @@ export interface RfqActorsService {
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
 }
+
+const mailboxSpan = waitSpan("RfqActors.mailbox")
+const commandSpan = waitSpan("RfqActors.command")
 
 export class RfqActors extends Context.Tag("rfq/RfqActors")<RfqActors, RfqActorsService>() {}
 
@@ -150,10 +159,11 @@ const make = Effect.gen(function* () {
       )
     })
 
+  // Every step of every command runs through here: plain composition, no generator.
   const commit = <E extends RfqEvent>(actor: RfqActor, event: E): Effect.Effect<boolean, StepFailure<E>> =>
-    Effect.gen(function* () {
+    Effect.suspend(() => {
       const { next, effects, changed } = step(actor.snapshot, event)
-      if (!changed) return false
+      if (!changed) return Effect.succeed(false)
       const seq = actor.seq + 1
       const value = stateOf(next)
       const written = store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
@@ -165,12 +175,13 @@ const make = Effect.gen(function* () {
         )
       )
       // Only a quote put stores a quote, so only it can find its label taken.
-      yield* event.type === "QUOTE.PUT" ? written : Effect.catchAll(written, Effect.die)
-      actor.snapshot = next
-      actor.seq = seq
-      if (value !== "open" && value !== "settling" && live.delete(actor.state.rfq.id)) remember(actor)
-      yield* events.publish(eventsOf(value, next.context, seq, effects))
-      return true
+      const stored = event.type === "QUOTE.PUT" ? written : Effect.catchAll(written, Effect.die)
+      return Effect.flatMap(stored, () => {
+        actor.snapshot = next
+        actor.seq = seq
+        if (value !== "open" && value !== "settling" && live.delete(actor.state.rfq.id)) remember(actor)
+        return Effect.as(events.publish(eventsOf(value, next.context, seq, effects)), true)
+      })
       // `LabelTaken` only from a quote put (the other events' failures died above): `StepFailure<E>`.
     }) as Effect.Effect<boolean, StepFailure<E>>
 
@@ -213,25 +224,30 @@ const make = Effect.gen(function* () {
     return actor !== undefined && (actor.doubt || actor.value === "settling")
   }
 
-  const expireIfDue = (actor: RfqActor) =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      if (actor.value === "open" && isPastExpiry(actor.state, now))
-        yield* commit(actor, { type: "EXPIRE", now })
-    })
+  const expireIfDue = (actor: RfqActor): Effect.Effect<void> =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      actor.value === "open" && isPastExpiry(actor.state, now)
+        ? Effect.asVoid(commit(actor, { type: "EXPIRE", now }))
+        : Effect.void
+    )
 
   const withActor = <A>(rfqId: number, body: (actor: RfqActor) => Effect.Effect<A, ApiError>) =>
     Effect.gen(function* () {
       const found = yield* actorOf(rfqId)
       if (Option.isNone(found)) return yield* Effect.fail(apiError("rfqNotFound"))
       const actor = found.value
-      return yield* actor.mailbox.withPermits(1)(
-        Effect.gen(function* () {
-          if (actor.doubt) yield* resolve(actor)
-          yield* expireIfDue(actor)
-          if (actor.value === "deleted") return yield* Effect.fail(apiError("rfqNotFound"))
-          return yield* body(actor)
-        })
+      // Under a wait profile only (free otherwise): the mailbox span's own time is the wait for it.
+      return yield* mailboxSpan(
+        actor.mailbox.withPermits(1)(
+          commandSpan(
+            Effect.gen(function* () {
+              if (actor.doubt) yield* resolve(actor)
+              yield* expireIfDue(actor)
+              if (actor.value === "deleted") return yield* Effect.fail(apiError("rfqNotFound"))
+              return yield* body(actor)
+            })
+          )
+        )
       )
     })
 
@@ -272,6 +288,7 @@ const make = Effect.gen(function* () {
   const service: RfqActorsService = {
     live,
     actorOf,
+    peek: (rfqId) => (ownership.owns(rfqId) ? (live.get(rfqId) ?? closed.get(rfqId)) : undefined),
     commit,
     withActor,
     unsettled,

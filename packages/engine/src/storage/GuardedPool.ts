@@ -1,4 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
+import { waitPhases } from "../services/WaitProbe.js"
 import { deadlineError } from "./StatementDeadline.js"
 
 /**
@@ -29,6 +30,8 @@ export interface PgQuery {
   readonly text: string
   readonly values: ReadonlyArray<unknown>
   readonly rowMode?: "array"
+  /** A prepared statement's name: the connection parses `text` once, then only binds it. */
+  readonly name?: string
 }
 export interface PgResult {
   readonly rows: Array<any>
@@ -153,6 +156,12 @@ const OWNED: LeasePolicy = { onSuccess: "keep", onFailure: "keep" }
 
 const FENCE_POLL_MS = 10
 
+// The phases of a statement under a wait profile (`WaitProbe.ts`; nothing is recorded otherwise):
+// the wait for a pooled connection, the fence, and the statement from sending it to its answer.
+const CONNECT_PHASE = "pg.connection wait"
+const FENCE_PHASE = "pg.fence"
+const STATEMENT_PHASE = "pg.statement round trip"
+
 export class GuardedPool {
   private readonly abandoned = new Set<number>()
   private fencing: Promise<void> | undefined
@@ -170,11 +179,21 @@ export class GuardedPool {
   /** One statement outside a transaction. Returns the cancellation: it abandons the statement. */
   run(query: PgQuery, deadlineMs: number, callback: Callback<PgResult | Array<PgResult>>): () => void {
     const attempt = new Attempt(deadlineMs, "connect", callback, POOLED)
+    const phases = waitPhases()
     this.checkout(attempt)
-      .then((lease) => this.fence(lease, attempt))
-      .then((lease) => this.send(lease, query, attempt))
+      .then((lease) => {
+        phases?.mark(CONNECT_PHASE)
+        return this.fence(lease, attempt)
+      })
+      .then((lease) => {
+        phases?.mark(FENCE_PHASE)
+        return this.send(lease, query, attempt)
+      })
       .then(
-        (result) => attempt.succeed(result),
+        (result) => {
+          phases?.mark(STATEMENT_PHASE)
+          attempt.succeed(result)
+        },
         (error: SqlError) => attempt.fail(error)
       )
     return () => attempt.abandon(new SqlError({ message: "statement interrupted" }))
@@ -183,8 +202,12 @@ export class GuardedPool {
   /** A fenced client for a transaction; the caller finishes (or abandons) the lease. */
   reserve(deadlineMs: number, callback: Callback<Lease>): () => void {
     const attempt = new Attempt(deadlineMs, "connect", callback, RESERVED)
+    const phases = waitPhases()
     this.checkout(attempt)
-      .then((lease) => this.fence(lease, attempt))
+      .then((lease) => {
+        phases?.mark(CONNECT_PHASE)
+        return this.fence(lease, attempt)
+      })
       .then(
         (lease) => attempt.succeed(lease),
         (error: SqlError) => attempt.fail(error)
@@ -204,8 +227,12 @@ export class GuardedPool {
     if (lease.over) {
       attempt.fail(deadlineError(deadlineMs, "statement"))
     } else {
+      const phases = waitPhases()
       this.send(lease, query, attempt).then(
-        (result) => attempt.succeed(result),
+        (result) => {
+          phases?.mark(STATEMENT_PHASE)
+          attempt.succeed(result)
+        },
         (error: SqlError) => attempt.fail(error)
       )
     }

@@ -1,6 +1,10 @@
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { waitSpan } from "../services/WaitProbe.js"
 import { deadlineError } from "./StatementDeadline.js"
+
+/** The wait for the permit, as a span under a wait profile only (free otherwise). */
+const permitSpan = waitSpan("db.permit")
 
 /**
  * The one permit of a single-session database (PGlite), handed out first come, first served, with
@@ -54,6 +58,10 @@ export class PermitQueue {
    * Interrupted after the grant, it gives the permit back: the caller never received it.
    */
   take(deadlineMs: number | undefined): Effect.Effect<void, SqlError> {
+    return permitSpan(this.wait(deadlineMs))
+  }
+
+  private wait(deadlineMs: number | undefined): Effect.Effect<void, SqlError> {
     return Effect.async<void, SqlError>((resume) => {
       let granted = false
       let timer: ReturnType<typeof setTimeout> | undefined

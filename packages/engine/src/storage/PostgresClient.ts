@@ -7,6 +7,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Effect, Layer, type Scope, Stream } from "effect"
 import { GuardedPool, type Lease, type PgPool, type PgQuery, type PgResult } from "./GuardedPool.js"
+import { PreparedNames } from "./PreparedNames.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, deadlineError, statementDeadlineMs } from "./StatementDeadline.js"
 import { isUniqueViolation } from "./SqlErrors.js"
 import { pgTypeParsers } from "./SqlTypes.js"
@@ -104,9 +105,23 @@ const runQuery = (
     lease === undefined ? guarded.run(query, deadlineMs, done) : guarded.runOn(lease, query, deadlineMs, done)
   )
 
-const makeConnection = (guarded: GuardedPool, defaultMs: number, lease?: Lease): Connection => {
-  const run = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
-    runQuery(guarded, lease, defaultMs, { text: sql, values: params, ...(rowMode ? { rowMode } : {}) })
+const makeConnection = (
+  guarded: GuardedPool,
+  defaultMs: number,
+  names: PreparedNames,
+  lease?: Lease
+): Connection => {
+  // A text sent again and again is sent by name: each connection parses it once (`PreparedNames`).
+  const run = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") => {
+    const name = params.length > 0 ? names.nameOf(sql) : undefined
+    const query: PgQuery = {
+      text: sql,
+      values: params,
+      ...(name === undefined ? {} : { name }),
+      ...(rowMode === undefined ? {} : { rowMode })
+    }
+    return runQuery(guarded, lease, defaultMs, query)
+  }
   const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
     Effect.map(run(sql, params), (result) => {
       const rows = rowsOf(result)
@@ -124,11 +139,15 @@ const makeConnection = (guarded: GuardedPool, defaultMs: number, lease?: Lease):
 }
 
 /** A reserved, fenced client for a transaction; released (or, if abandoned, already destroyed) with the scope. */
-const reserve = (guarded: GuardedPool, defaultMs: number): Effect.Effect<Connection, SqlError, Scope.Scope> =>
+const reserve = (
+  guarded: GuardedPool,
+  defaultMs: number,
+  names: PreparedNames
+): Effect.Effect<Connection, SqlError, Scope.Scope> =>
   Effect.acquireRelease(
     guardedCall<Lease>(defaultMs, "connect", (deadlineMs, done) => guarded.reserve(deadlineMs, done)),
     (lease) => Effect.sync(() => lease.finish())
-  ).pipe(Effect.map((lease) => makeConnection(guarded, defaultMs, lease)))
+  ).pipe(Effect.map((lease) => makeConnection(guarded, defaultMs, names, lease)))
 
 // The innermost error (the driver's: refused, unknown role, the deadline) is what an operator reads.
 const driverCause = (error: unknown): unknown => {
@@ -211,9 +230,10 @@ export const make = (
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     )
     const guarded = new GuardedPool(pool)
+    const names = new PreparedNames()
     const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(makeConnection(guarded, defaultMs)),
-      transactionAcquirer: reserve(guarded, defaultMs),
+      acquirer: Effect.succeed(makeConnection(guarded, defaultMs, names)),
+      transactionAcquirer: reserve(guarded, defaultMs, names),
       compiler: makeCompiler(),
       spanAttributes: [["db.system.name", "postgresql"]]
     })

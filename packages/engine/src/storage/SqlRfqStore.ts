@@ -13,6 +13,7 @@ import {
   type StoredRfq
 } from "../rfq/RfqStore.js"
 import { ownQuotesWhere, visibleRfqsWhere } from "../rfq/Visibility.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import {
   quoteDocument,
   readQuote,
@@ -116,7 +117,7 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
         })
       })
 
-    const insertRfq = Effect.fn("RfqStore.insertRfq")(function* (rfq: RfqRecord, bodyHash: string) {
+    const insertRfq = Effect.fnUntraced(function* (rfq: RfqRecord, bodyHash: string) {
       const makerRows = rfq.settlementOptions.flatMap((option) =>
         (rfq.makers[option] ?? []).map((makerId) => ({
           rfq_id: rfq.id,
@@ -166,9 +167,9 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
             : Effect.die(error)
         )
       )
-    })
+    }, waitSpan("RfqStore.insertRfq"))
 
-    const applyStep = Effect.fn("RfqStore.applyStep")(function* (
+    const applyStep = Effect.fnUntraced(function* (
       rfqId: number,
       seq: number,
       eventType: string,
@@ -182,26 +183,23 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
           isLabelTaken(error) ? Effect.fail(new LabelTaken({ rfqId })) : Effect.die(error)
         )
       )
-    })
+    }, waitSpan("RfqStore.applyStep"))
 
     const loadLive = loadWhere(sql`r.status IN ('open', 'trading') AND r.deleted_at IS NULL`).pipe(
       Effect.orDie,
       Effect.withSpan("RfqStore.loadLive")
     )
 
-    const load = Effect.fn("RfqStore.load")(function* (rfqId: number) {
+    const load = Effect.fnUntraced(function* (rfqId: number) {
       const found = yield* loadWhere(
         sql`r.id = ${rfqId} AND r.status <> 'draft' AND r.deleted_at IS NULL`
       ).pipe(Effect.orDie)
       return Option.fromNullable(found[0])
-    })
+    }, waitSpan("RfqStore.load"))
 
     // Deleted RFQs included: their request id stays taken (the unique index says so too), so a
     // retry of the create still answers with the same rfqId rather than creating a second RFQ.
-    const findByRequestId = Effect.fn("RfqStore.findByRequestId")(function* (
-      userId: number,
-      requestId: number
-    ) {
+    const findByRequestId = Effect.fnUntraced(function* (userId: number, requestId: number) {
       if (requestId === 0) return Option.none()
       const rows = yield* sql<{ rfqId: number; bodyHash: string | null }>`
       SELECT id AS "rfqId", request_hash AS "bodyHash" FROM rfqs
@@ -210,9 +208,9 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       return row === undefined
         ? Option.none()
         : Option.some({ rfqId: Number(row.rfqId), bodyHash: row.bodyHash ?? "" })
-    })
+    }, waitSpan("RfqStore.findByRequestId"))
 
-    const list = Effect.fn("RfqStore.list")(function* (filter: RfqListFilter) {
+    const list = Effect.fnUntraced(function* (filter: RfqListFilter) {
       const where: Array<Fragment> = [
         sql`r.deleted_at IS NULL`,
         sql`r.status <> 'draft'`,
@@ -237,9 +235,9 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
         { concurrency: "unbounded" }
       ).pipe(Effect.orDie)
       return { total: Number(counted[0]?.total ?? 0), ids: rows.map((r) => Number(r.id)) }
-    })
+    }, waitSpan("RfqStore.list"))
 
-    const listQuotes = Effect.fn("RfqStore.listQuotes")(function* (filter: QuoteListFilter) {
+    const listQuotes = Effect.fnUntraced(function* (filter: QuoteListFilter) {
       const where: Array<Fragment> = [ownQuotesWhere(sql, filter.makerDeskId)]
       if (filter.rfqId !== undefined) where.push(sql`q.rfq_id = ${filter.rfqId}`)
       if (filter.startTime !== undefined) where.push(sql`q.created_at > ${filter.startTime}`)
@@ -260,31 +258,31 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
         { concurrency: "unbounded" }
       ).pipe(Effect.orDie)
       return { total: Number(counted[0]?.total ?? 0), quotes: rows }
-    })
+    }, waitSpan("RfqStore.listQuotes"))
 
-    const quotesOf = Effect.fn("RfqStore.quotesOf")(function* (rfqId: number) {
+    const quotesOf = Effect.fnUntraced(function* (rfqId: number) {
       return yield* Effect.flatMap(
         sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE q.rfq_id = ${rfqId} ORDER BY q.id`,
         readAll(readQuote)
       ).pipe(Effect.orDie)
-    })
+    }, waitSpan("RfqStore.quotesOf"))
 
-    const quote = Effect.fn("RfqStore.quote")(function* (id: number) {
+    const quote = Effect.fnUntraced(function* (id: number) {
       const rows = yield* Effect.flatMap(
         sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE q.id = ${id}`,
         readAll(readQuote)
       ).pipe(Effect.orDie)
       return Option.fromNullable(rows[0])
-    })
+    }, waitSpan("RfqStore.quote"))
 
-    const trades = Effect.fn("RfqStore.trades")(function* (rfqId: number) {
+    const trades = Effect.fnUntraced(function* (rfqId: number) {
       const rows = yield* Effect.flatMap(
         sql<DocRow>`SELECT ${sql.literal(tradeDocument)} FROM trades t JOIN quotes q ON q.id = t.quote_id
         WHERE t.rfq_id = ${rfqId} AND t.status <> 'failed'`,
         readAll(readTrade)
       ).pipe(Effect.orDie)
       return Option.fromNullable(rows[0])
-    })
+    }, waitSpan("RfqStore.trades"))
 
     return {
       nextRfqId: ids.rfqs,

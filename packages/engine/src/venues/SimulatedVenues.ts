@@ -1,7 +1,14 @@
 import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { formatDecimal } from "../domain/Instrument.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { Pricing } from "../services/Pricing.js"
-import { type BlockTradeRequest, VenueRejection, Venues, type VenuesService } from "../services/Venues.js"
+import {
+  type BlockTradeRequest,
+  type ExecutedBlockTrade,
+  VenueRejection,
+  Venues,
+  type VenuesService
+} from "../services/Venues.js"
 import { SimulatedPricing, type SimulatedPricingOptions } from "../pricing/SimulatedPricing.js"
 import { blockTradeViolation, type LegView } from "./BlockTradeRules.js"
 import { VenueCatalog } from "./Catalog.js"
@@ -20,20 +27,28 @@ export interface SimulatedVenuesOptions {
   readonly executionLatency?: Duration.DurationInput
 }
 
-/** Runs effects one at a time per key; keys nobody waits on are forgotten. */
-const makeKeyedLock = () => {
-  const locks = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
-  return <A, E, R>(key: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+/**
+ * Runs effects one at a time per key; keys nobody waits on are forgotten. The effect gets the key's
+ * entry, where it may leave its result for the callers queued behind it on the same key.
+ */
+const makeKeyedLock = <B>() => {
+  interface Entry {
+    readonly semaphore: Effect.Semaphore
+    users: number
+    result: B | undefined
+  }
+  const locks = new Map<string, Entry>()
+  return <A, E, R>(key: string, effect: (entry: Entry) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.suspend(() => {
       let entry = locks.get(key)
       if (entry === undefined) {
-        entry = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
+        entry = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0, result: undefined }
         locks.set(key, entry)
       }
       const held = entry
       held.users++
       return held.semaphore
-        .withPermits(1)(effect)
+        .withPermits(1)(effect(held))
         .pipe(
           Effect.ensuring(
             Effect.sync(() => {
@@ -50,7 +65,7 @@ export const makeSimulatedVenues = (options: SimulatedVenuesOptions = {}) =>
     const accounts = yield* VenueAccounts
     const ledger = yield* VenueLedger
     const catalog = new VenueCatalog()
-    const withKeyLock = makeKeyedLock()
+    const withKeyLock = makeKeyedLock<ExecutedBlockTrade>()
     const latency =
       options.executionLatency === undefined ? undefined : Duration.decode(options.executionLatency)
 
@@ -97,47 +112,54 @@ export const makeSimulatedVenues = (options: SimulatedVenuesOptions = {}) =>
           Option.fromNullable(catalog.resolve(venue, instrumentName, quoteCurrency, now))
         ),
       priceBand: (instrument, mark) => priceBand(instrument.kind, instrument.tickSize, mark),
-      permissions: Effect.fn("Venues.permissions")(function* (venue, account) {
-        return (yield* accounts.lookup(venue, account.clientId)).permissions
-      }),
-      simulateBlockTrade: Effect.fn("Venues.simulateBlockTrade")(function* (request) {
-        const { violation } = yield* inspect(request)
-        if (violation !== undefined) return yield* reject(request, violation)
-      }),
-      executeBlockTrade: Effect.fn("Venues.executeBlockTrade")(function* (request) {
-        return yield* withKeyLock(
-          `${request.venue}|${request.idempotencyKey}`,
-          Effect.gen(function* () {
-            const earlier = yield* ledger.find(request.venue, request.idempotencyKey)
-            if (Option.isSome(earlier)) return earlier.value
-            if (latency !== undefined) yield* Effect.sleep(latency)
-            const { violation, maker, taker } = yield* inspect(request)
-            if (violation !== undefined) return yield* reject(request, violation)
-            const failure = maker.behaviour.failExecution ?? taker.behaviour.failExecution
-            if (failure !== undefined) return yield* reject(request, failure)
-            const executedAt = yield* Clock.currentTimeMillis
-            return yield* ledger.record({
-              venue: request.venue,
-              idempotencyKey: request.idempotencyKey,
-              executedAt,
-              makerClientId: request.maker.clientId,
-              takerClientId: request.taker.clientId,
-              legs: request.legs.map((leg) => ({
-                venueName: leg.instrument.venueName,
-                direction: leg.direction,
-                price: formatDecimal(leg.price),
-                amount: formatDecimal(leg.amount)
-              }))
+      permissions: (venue, account) =>
+        waitSpan("Venues.permissions")(
+          Effect.map(accounts.lookup(venue, account.clientId), (found) => found.permissions)
+        ),
+      simulateBlockTrade: (request) =>
+        waitSpan("Venues.simulateBlockTrade")(
+          Effect.flatMap(inspect(request), ({ violation }) =>
+            violation === undefined ? Effect.void : reject(request, violation)
+          )
+        ),
+      // One ledger round trip for a new key: the rules first (in memory), then the booking, which
+      // answers the earlier booking when the key was booked before. A key booked before answers its
+      // booking even when the rules would refuse it now (a retry after a crash): looked up only then.
+      executeBlockTrade: (request) =>
+        waitSpan("Venues.executeBlockTrade")(
+          withKeyLock(`${request.venue}|${request.idempotencyKey}`, (entry) =>
+            Effect.gen(function* () {
+              // Executions of one key queued behind this one's booking share it.
+              if (entry.result !== undefined) return entry.result
+              if (latency !== undefined) yield* Effect.sleep(latency)
+              const { violation, maker, taker } = yield* inspect(request)
+              const refusal = violation ?? maker.behaviour.failExecution ?? taker.behaviour.failExecution
+              if (refusal !== undefined) {
+                const earlier = yield* ledger.find(request.venue, request.idempotencyKey)
+                if (Option.isSome(earlier)) return earlier.value
+                return yield* reject(request, refusal)
+              }
+              const executedAt = yield* Clock.currentTimeMillis
+              const booked = yield* ledger.record({
+                venue: request.venue,
+                idempotencyKey: request.idempotencyKey,
+                executedAt,
+                makerClientId: request.maker.clientId,
+                takerClientId: request.taker.clientId,
+                legs: request.legs.map((leg) => ({
+                  venueName: leg.instrument.venueName,
+                  direction: leg.direction,
+                  price: formatDecimal(leg.price),
+                  amount: formatDecimal(leg.amount)
+                }))
+              })
+              entry.result = booked
+              return booked
             })
-          })
-        )
-      }),
-      findByKey: Effect.fn("Venues.findByKey")(function* (venue, idempotencyKey) {
-        return yield* ledger.find(venue, idempotencyKey)
-      }),
-      ledger: Effect.fn("Venues.ledger")(function* (venue) {
-        return yield* ledger.list(venue)
-      })
+          )
+        ),
+      findByKey: (venue, idempotencyKey) => waitSpan("Venues.findByKey")(ledger.find(venue, idempotencyKey)),
+      ledger: (venue) => waitSpan("Venues.ledger")(ledger.list(venue))
     }
     return service
   })

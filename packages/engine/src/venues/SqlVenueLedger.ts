@@ -2,6 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Option, Schema } from "effect"
 import type { SettlementOption } from "../domain/Primitives.js"
 import type { ExecutedBlockTrade } from "../services/Venues.js"
+import { waitSpan } from "../services/WaitProbe.js"
 import { ExecutedBlockTradeJson, numberBooking, VenueLedger, type VenueLedgerService } from "./VenueLedger.js"
 
 /**
@@ -30,35 +31,41 @@ export const makeSqlVenueLedger = Effect.gen(function* () {
     )
 
   const service: VenueLedgerService = {
-    find: (venue, key) => find(venue, key).pipe(Effect.withSpan("VenueLedger.find")),
+    find: (venue, key) => waitSpan("VenueLedger.find")(find(venue, key)),
+    // One statement: the trade's number, its ids in the payload (as `numberBooking` gives them) and
+    // the row. A key booked before (a conflict) writes nothing and reads the earlier booking.
     record: (booking) =>
       Effect.gen(function* () {
-        const [next] = yield* sql<{ readonly id: number | bigint }>`
-          SELECT nextval(pg_get_serial_sequence('venue_block_trades', 'id')) AS id
-        `
-        if (next === undefined) return yield* Effect.dieMessage("venue_block_trades: no identity value")
-        const trade = numberBooking(booking, next.id)
-        const inserted = yield* sql<{ readonly id: unknown }>`
+        const { legs, ...rest } = booking
+        const inserted = yield* sql<{ readonly id: number | bigint }>`
+          WITH n AS (SELECT nextval(pg_get_serial_sequence('venue_block_trades', 'id')) AS id)
           INSERT INTO venue_block_trades (id, venue, idempotency_key, block_trade_id, payload, created_at)
-          VALUES (${next.id}, ${trade.venue}, ${trade.idempotencyKey}, ${trade.blockTradeId},
-                  ${JSON.stringify(trade)}::jsonb, ${trade.executedAt})
+          SELECT n.id, ${booking.venue}, ${booking.idempotencyKey}, ${booking.venue} || '-BT-' || n.id,
+            ${JSON.stringify(rest)}::jsonb || jsonb_build_object(
+              'blockTradeId', ${booking.venue} || '-BT-' || n.id,
+              'legs', (SELECT coalesce(jsonb_agg(l.leg || jsonb_build_object('tradeId',
+                  ${booking.venue} || '-T-' || n.id || '-' || l.position) ORDER BY l.position), '[]'::jsonb)
+                FROM jsonb_array_elements(${JSON.stringify(legs)}::jsonb) WITH ORDINALITY AS l (leg, position))),
+            ${booking.executedAt}
+          FROM n
           ON CONFLICT (venue, idempotency_key) DO NOTHING
           RETURNING id
         `
-        if (inserted.length > 0) return trade
+        const row = inserted[0]
+        if (row !== undefined) return numberBooking(booking, row.id)
         const earlier = yield* find(booking.venue, booking.idempotencyKey)
         return yield* Option.match(earlier, {
           onNone: () => Effect.dieMessage("venue_block_trades: key conflicted but no row found"),
           onSome: Effect.succeed
         })
-      }).pipe(Effect.orDie, Effect.withSpan("VenueLedger.record")),
+      }).pipe(Effect.orDie, waitSpan("VenueLedger.record")),
     list: (venue) =>
       sql<{ readonly payload: unknown }>`
         SELECT payload FROM venue_block_trades WHERE venue = ${venue} ORDER BY id
       `.pipe(
         Effect.map((rows) => rows.map((r) => tradeOf(r.payload))),
         Effect.orDie,
-        Effect.withSpan("VenueLedger.list")
+        waitSpan("VenueLedger.list")
       )
   }
   return service

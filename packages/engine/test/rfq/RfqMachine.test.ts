@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { LegMarket, QuoteCandidate } from "../../src/rfq/QuoteRules.js"
+import { type LegMarket, type QuoteCandidate, quoteRejection } from "../../src/rfq/QuoteRules.js"
 import {
   type RfqEvent,
   type RfqSnapshot,
@@ -9,6 +9,7 @@ import {
   stateOf,
   step
 } from "../../src/rfq/RfqMachine.js"
+import { transition } from "xstate"
 import type { Caller, QuoteRecord, RfqRecord, RfqState, TradeRecord } from "../../src/rfq/RfqRecord.js"
 
 const taker: Caller = { deskId: 1, userId: 1, roles: ["trader"] }
@@ -140,6 +141,54 @@ describe("RFQ machine", () => {
     for (const path of paths) reached.add(stateOf(run(path)))
     const all = Object.keys(rfqMachine.states)
     expect([...reached].sort()).toEqual([...all].sort())
+  })
+
+  it("steps exactly as xstate's transition(): same next state and context, same actions, none carried over", () => {
+    const paths: Array<ReadonlyArray<RfqEvent>> = [
+      [put(quote(100)), put(quote(100, { amount: "40" })), accept],
+      [
+        put(quote(100)),
+        put(quote(101)),
+        accept,
+        { type: "SETTLED", trade: trade(["filled", "failed"]), now: 3_100 }
+      ],
+      [put(quote(100)), accept, { type: "SETTLED", trade: trade(["failed", "failed"]), now: 3_100 }],
+      [put(quote(100)), put(quote(100, { amount: "60" })), { type: "EXPIRE", now: 301_000 }],
+      [
+        put(quote(100)),
+        { type: "QUOTE.CLOSE", quoteIds: [100], status: "cancelled", now: 4_000 },
+        { type: "CANCEL", now: 5_000 },
+        { type: "DELETE", now: 6_000 }
+      ]
+    ]
+    const shape = (action: { type: string; params?: unknown }) => ({
+      type: action.type,
+      params: action.params
+    })
+    for (const path of paths) {
+      let s = open()
+      for (const event of path) {
+        const [expected, expectedActions] = transition(rfqMachine, s, event)
+        const ours = step(s, event)
+        expect(ours.next.value).toEqual(expected.value)
+        expect(ours.next.context).toEqual(expected.context)
+        expect(ours.effects.map(shape)).toEqual(expectedActions.map(shape))
+        s = ours.next
+      }
+    }
+  })
+
+  it("judges one candidate by the state and status it is asked about, each time", () => {
+    const event = put(quote(101, { label: "q1" }))
+    if (event.type !== "QUOTE.PUT") throw new Error("a put")
+    const candidate = event.candidate
+    const empty = open().context
+    const clashing = run([put(quote(100, { label: "q1" }))]).context
+    expect(quoteRejection(empty, "open", candidate)).toBeUndefined()
+    expect(quoteRejection(clashing, "open", candidate)?.key).toBe("duplicateClientQuoteId")
+    expect(quoteRejection(empty, "open", candidate)).toBeUndefined()
+    expect(quoteRejection(empty, "expired", candidate)?.key).toBe("rfqExpired")
+    expect(quoteRejection(empty, "open", candidate)).toBeUndefined()
   })
 
   it("stores a valid quote and emits quoteStored", () => {

@@ -242,6 +242,26 @@ describe("executeBlockTrade", () => {
     }).pipe(Effect.provide(inMemory))
   )
 
+  it.effect("answers a key booked before with its booking, even when the rules refuse the repeat now", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(NOW)
+      const venues = yield* Venues
+      const first = yield* venues.executeBlockTrade(request([yield* optionLeg()]))
+      // Below the minimum block amount: refused as a new trade, yet this key was executed before.
+      const again = yield* venues.executeBlockTrade(request([yield* optionLeg("24.9")]))
+      assert.deepStrictEqual(again, first)
+      yield* (yield* VenueAccounts).register({
+        venue: "DBT",
+        clientId: taker.clientId,
+        behaviour: { failExecution: "execution failed: account is being liquidated" }
+      })
+      assert.deepStrictEqual(yield* venues.executeBlockTrade(request([yield* optionLeg()])), first)
+      assert.strictEqual((yield* venues.ledger("DBT")).length, 1)
+      const other = yield* rejectionOf(venues.executeBlockTrade(request([yield* optionLeg()], "key-2")))
+      assert.include(other.reason, "liquidated")
+    }).pipe(Effect.provide(inMemory))
+  )
+
   it.effect("executes a key once when the same key arrives concurrently", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)

@@ -47,6 +47,24 @@ describe.each(testDatabases)("SqlVenueLedger on $name", ({ layer: database }) =>
       })
     )
 
+    it.effect("stores each booking as the trade it answers, ids included, whatever its legs", () =>
+      Effect.gen(function* () {
+        const ledger = yield* VenueLedger
+        const legs = booking("x").legs
+        for (const [key, some] of [
+          ["stored-0", []],
+          ["stored-3", [...legs, { ...legs[0]!, amount: "50" }]]
+        ] as const) {
+          const trade = yield* ledger.record(booking(key, { legs: some }))
+          assert.deepStrictEqual(
+            trade.legs.map((l) => l.tradeId),
+            some.map((_, i) => `${trade.blockTradeId.replace("-BT-", "-T-")}-${i + 1}`)
+          )
+          assert.deepStrictEqual(yield* ledger.find("DBT", key), Option.some(trade))
+        }
+      })
+    )
+
     it.effect("books a key once: a second booking returns the first trade unchanged", () =>
       Effect.gen(function* () {
         const ledger = yield* VenueLedger

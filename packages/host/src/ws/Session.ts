@@ -2,7 +2,6 @@ import type { ApiError } from "@rfq/engine"
 import { Clock, Effect } from "effect"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import type { ChannelSubscription } from "./Channels.js"
-import { subscriptionNotificationText } from "./JsonRpc.js"
 import {
   CloseCode,
   revokedReason,
@@ -46,14 +45,14 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     const subscriber: Subscriber = {
       caller: () => caller,
       subscriptions: () => subscriptions.values(),
-      deliver: (channel, rendered) => {
+      deliver: (frame, now) => {
         if (state !== "open") return
         // A session whose token REST refuses hears nothing more either (no database read here).
-        const standing = caller === undefined ? undefined : env.auth.cachedStanding(caller, Date.now())
+        const standing = caller === undefined ? undefined : env.auth.cachedStanding(caller, now)
         if (standing !== undefined && standing !== "unknown") return revoke(standing)
         seq += 1
-        // The data's JSON is made once for every session that sees the event alike.
-        transport.send(subscriptionNotificationText(channel, seq, rendered.json))
+        // The frame is serialised once for every session that sees the event alike; only seq differs.
+        transport.send(frame.bytes(seq))
       }
     }
 
@@ -67,6 +66,8 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
         Effect.suspend(() => {
           if (cancelOnDisconnectUser !== undefined) cancelOnDisconnectUser = next
           caller = next
+          // The hub indexes sessions by what they see, which the caller decides.
+          if (subscriptions.size > 0) env.hub.add(subscriber)
           return watchdog.expireAt(next.tokenExpiresAt)
         }),
       subscriptions,

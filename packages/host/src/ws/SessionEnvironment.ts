@@ -11,8 +11,11 @@ import type { SubscriptionHub } from "./SubscriptionHub.js"
 
 /** What a session needs of its connection; the uWS adapter and the tests' fake both provide it. */
 export interface SessionTransport {
-  /** Sends one text frame at once (never waits; the transport enforces its own buffer cap). */
-  readonly send: (frame: string) => void
+  /**
+   * Sends one text frame at once (never waits; the transport enforces its own buffer cap). A frame
+   * given as bytes (UTF-8) is only valid during the call: the transport copies it if it keeps it.
+   */
+  readonly send: (frame: string | Uint8Array) => void
   /** Ends the connection with a close frame; the transport then runs `Session.closed`. */
   readonly close: (code: number, reason: string) => void
   /** The peer's address (limits of failed client-secret checks). */

@@ -1,81 +1,110 @@
 import type { Caller, EngineEvent } from "@rfq/engine"
 import { Cause, Effect, Queue, type Scope } from "effect"
-import { type ChannelSubscription, type EventRenderer, renderForSubscription } from "./Channels.js"
+import type { ChannelSubscription, EventRenderer } from "./Channels.js"
+import { EventDelivery, type Subscriber, View } from "./EventDelivery.js"
 
-/** A session as the hub sees it: who it is now, what it listens to, and how to tell it. */
-export interface Subscriber {
-  /** Undefined while unauthenticated: nothing is delivered then. */
-  readonly caller: () => Caller | undefined
-  readonly subscriptions: () => Iterable<ChannelSubscription>
-  /**
-   * Sends at once and never waits (a slow socket buffers or is cut off by its transport). `data`
-   * is shared by every subscriber that sees the event alike; its JSON text is made once.
-   */
-  readonly deliver: (channel: string, data: Rendered) => void
-}
+export type { Subscriber } from "./EventDelivery.js"
 
-/** One rendering of an event, shared by the subscribers who see it the same way. */
-export class Rendered {
-  private text: string | undefined
-  constructor(readonly data: unknown) {}
-  /** The JSON text of `data`, made on first use. */
-  get json(): string {
-    this.text ??= JSON.stringify(this.data)
-    return this.text
-  }
-}
+/** Sessions handed an event before the hub lets the event loop run (a few ms of sends). */
+export const DEFAULT_SLICE = 500
+
+const viewKey = (subscription: ChannelSubscription, caller: Caller) =>
+  `${subscription.name}\u0000${caller.deskId}\u0000${caller.makerId ?? ""}`
+
+/** Lets the event loop run once (I/O included): a microtask would not. */
+const yieldToEventLoop = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
 
 /**
- * One engine subscription for the whole endpoint, fanned out to the sessions that listen. A
- * single fiber takes the events in commit order and hands each to every subscriber
- * synchronously, so the events of one RFQ reach every socket in the order they happened, and a
- * socket that stops reading costs the others nothing: its transport only buffers (up to its cap).
+ * One engine subscription for the whole endpoint, fanned out to the sessions that listen. The
+ * sessions are indexed by view (subscription name, desk, maker id), so an event is rendered and
+ * serialised once per view into a frame (`NotificationFrame`) that every session of the view sends
+ * with its own `seq` written in: a thousand sessions of three maker desks cost three renderings and
+ * three serialisations, and nothing is looked up per session. A session's index is rebuilt when its
+ * subscriptions or its caller change (`add`).
+ *
+ * A single fiber takes the events in commit order and delivers each completely before the next, so
+ * the events of one RFQ reach every socket in the order they happened, and a socket that stops
+ * reading costs the others nothing: its transport only buffers (up to its cap). It lets the event
+ * loop run every `slice` sessions, so that requests (a create's answer among them) are not held up
+ * for the whole fan-out to ten thousand sockets. The engine's publish only queues the event for
+ * this fiber: a command's answer never waits for its own fan-out. Within one event, a session
+ * subscribed to several channels that carry it hears them in the order the hub first saw the views.
  */
 export class SubscriptionHub {
-  private readonly subscribers = new Set<Subscriber>()
+  private readonly views = new Map<string, View>()
+  private readonly memberships = new Map<Subscriber, ReadonlyArray<View>>()
 
-  constructor(private readonly render?: EventRenderer) {}
+  constructor(
+    private readonly render?: EventRenderer,
+    private readonly slice = DEFAULT_SLICE
+  ) {}
 
+  /** Adds the subscriber, or re-indexes it after its subscriptions or its caller changed. */
   add(subscriber: Subscriber): void {
-    this.subscribers.add(subscriber)
+    this.remove(subscriber)
+    const caller = subscriber.caller()
+    const joined: Array<View> = []
+    if (caller !== undefined) {
+      for (const subscription of subscriber.subscriptions()) {
+        const key = viewKey(subscription, caller)
+        let view = this.views.get(key)
+        if (view === undefined) {
+          view = new View(key, subscription, caller)
+          this.views.set(key, view)
+        }
+        if (view.members.has(subscriber)) continue
+        view.members.add(subscriber)
+        joined.push(view)
+      }
+    }
+    this.memberships.set(subscriber, joined)
   }
 
   remove(subscriber: Subscriber): void {
-    this.subscribers.delete(subscriber)
+    const views = this.memberships.get(subscriber)
+    if (views === undefined) return
+    this.memberships.delete(subscriber)
+    for (const view of views) {
+      view.members.delete(subscriber)
+      if (view.members.size === 0) this.views.delete(view.key)
+    }
   }
 
+  /** Subscribers held. */
   get size(): number {
-    return this.subscribers.size
+    return this.memberships.size
+  }
+
+  /** Distinct views held (what one event may cost in renderings at most). */
+  get viewCount(): number {
+    return this.views.size
   }
 
   /**
-   * Delivers `event` to every subscriber it is for; answers the failures (a bug per subscriber).
-   * What a caller sees of an event depends only on the channel and the caller's desk and maker id,
-   * so the event is rendered (and serialised) once per such view, not once per socket: a thousand
-   * sessions of three maker desks cost three renderings.
+   * Delivers `event` to every subscriber it is for, at once; answers the failures (a bug per view
+   * or per subscriber; the others still get the event).
    */
   publish(event: EngineEvent): ReadonlyArray<unknown> {
-    const failures: Array<unknown> = []
-    const views = new Map<string, Rendered | undefined>()
-    for (const subscriber of this.subscribers) {
-      try {
-        const caller = subscriber.caller()
-        if (caller === undefined) continue
-        for (const subscription of subscriber.subscriptions()) {
-          const key = `${subscription.channel}|${subscription.baseCurrency ?? ""}|${caller.deskId}|${caller.makerId ?? ""}`
-          let view = views.get(key)
-          if (view === undefined && !views.has(key)) {
-            const data = renderForSubscription(event, subscription, caller, this.render)
-            view = data === undefined ? undefined : new Rendered(data)
-            views.set(key, view)
-          }
-          if (view !== undefined) subscriber.deliver(subscription.name, view)
-        }
-      } catch (error) {
-        failures.push(error)
+    const delivery = new EventDelivery(event, this.views.values(), this.render)
+    while (!delivery.step(Number.MAX_SAFE_INTEGER));
+    return delivery.failures
+  }
+
+  /** Delivers `event` a slice at a time, letting the event loop run in between. */
+  private deliver(event: EngineEvent): Effect.Effect<void> {
+    return Effect.gen(this, function* () {
+      const delivery = new EventDelivery(event, this.views.values(), this.render)
+      while (!delivery.step(this.slice)) yield* yieldToEventLoop
+      const { failures } = delivery
+      if (failures.length > 0) {
+        yield* Effect.logError("live event delivery failed", Cause.die(failures[0])).pipe(
+          Effect.annotateLogs({ failures: failures.length, rfqId: event.view.rfq.id })
+        )
       }
-    }
-    return failures
+    })
   }
 
   /** Feeds the hub from `events` (the engine's subscription) for the lifetime of the scope. */
@@ -85,14 +114,7 @@ export class SubscriptionHub {
       yield* Effect.forkScoped(
         Effect.forever(
           Effect.flatMap(Queue.takeBetween(queue, 1, 1024), (batch) =>
-            Effect.forEach(batch, (event) => {
-              const failures = this.publish(event)
-              return failures.length === 0
-                ? Effect.void
-                : Effect.logError("live event delivery failed", Cause.die(failures[0])).pipe(
-                    Effect.annotateLogs({ failures: failures.length, rfqId: event.view.rfq.id })
-                  )
-            })
+            Effect.forEach(batch, (event) => this.deliver(event), { discard: true })
           )
         ).pipe(Effect.interruptible)
       )

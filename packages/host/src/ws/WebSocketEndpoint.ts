@@ -159,20 +159,20 @@ export const attachWebSocket = (
     // behind the data, so a client that resumes reading soon learns why it was cut off. uWS
     // force-closes an ended socket that has not drained at its next timeout tick (within about
     // 4 s), and such a client sees an abnormal closure (1006) instead.
-    const sendTo = (ws: uWS.WebSocket<SocketData>, frame: string) => {
-      if (ws.getUserData().closed) return
+    // A send corks the socket by itself (one write per frame) unless another socket is corked.
+    // `data` is the socket's user data, passed in: reading it from uWS costs a native call per send.
+    const sendTo = (ws: uWS.WebSocket<SocketData>, data: SocketData, frame: string | Uint8Array) => {
+      if (data.closed) return
       const buffered = ws.getBufferedAmount()
       if (buffered > options.maxBackpressureBytes) {
         runFork(
           Effect.logWarning("WebSocket cut off: the client stopped reading").pipe(
-            Effect.annotateLogs({ buffered, remoteAddress: ws.getUserData().remoteAddress })
+            Effect.annotateLogs({ buffered, remoteAddress: data.remoteAddress })
           )
         )
         return endSocket(ws, CloseCode.backpressure, "backpressure limit exceeded")
       }
-      ws.cork(() => {
-        ws.send(frame, false)
-      })
+      ws.send(frame, false)
     }
 
     const behavior: uWS.WebSocketBehavior<SocketData> = {
@@ -211,12 +211,13 @@ export const attachWebSocket = (
       open: (ws) => {
         try {
           sockets.add(ws)
-          ws.getUserData().session = runSync(
+          const data = ws.getUserData()
+          data.session = runSync(
             makeSession(
               {
-                send: (frame) => sendTo(ws, frame),
+                send: (frame) => sendTo(ws, data, frame),
                 close: (code, reason) => endSocket(ws, code, reason),
-                remoteAddress: ws.getUserData().remoteAddress
+                remoteAddress: data.remoteAddress
               },
               env
             )

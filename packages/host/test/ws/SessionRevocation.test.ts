@@ -4,7 +4,7 @@ import { Effect, Option } from "effect"
 import { LoginThrottled } from "../../src/auth/LoginThrottle.js"
 import { RateLimiter } from "../../src/RateLimiter.js"
 import { makeSession } from "../../src/ws/Session.js"
-import { authenticated, callers, fakeAuth, makeShared, rfqEvent } from "./sessionHarness.js"
+import { authenticated, callers, fakeAuth, makeShared, parseFrame, rfqEvent } from "./sessionHarness.js"
 
 /**
  * Class 1 of issue 12 at the session level: a session whose token or account no longer stands
@@ -139,7 +139,7 @@ describe("guessing over the session", () => {
         const shared = makeShared()
         const session = yield* makeSession(
           {
-            send: (frame) => void sent.push(JSON.parse(frame)),
+            send: (frame) => void sent.push(parseFrame(frame)),
             close: (code) => void closes.push(code),
             remoteAddress: "198.51.100.7"
           },

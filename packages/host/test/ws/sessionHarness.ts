@@ -162,6 +162,10 @@ export const testOperations = (journal: Journal): ReadonlyArray<Operation> => [
   )
 ]
 
+/** A frame a session sent, parsed (notifications come as UTF-8 bytes, replies as text). */
+export const parseFrame = (frame: string | Uint8Array): any =>
+  JSON.parse(typeof frame === "string" ? frame : new TextDecoder("utf-8", { fatal: true }).decode(frame))
+
 /** Renders `rfq.maker` RFQ events as `{event, rfqId}` for every caller. */
 export const fakeRender: EventRenderer = (event, channel) =>
   channel === "rfq.maker" && event.type === "rfq"
@@ -238,7 +242,7 @@ export const startSession = (shared: Shared, options: SessionOptions = {}): Effe
     }
     const session = yield* makeSession(
       {
-        send: (frame) => Queue.unsafeOffer(outbox, JSON.parse(frame)),
+        send: (frame) => Queue.unsafeOffer(outbox, parseFrame(frame)),
         close: (code, reason) => Queue.unsafeOffer(closes, { code, reason })
       },
       env
