@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import { formatNumber } from "./Report.js"
 import type { LatencySummary } from "./Stats.js"
+import type { WaitProfileFile } from "@rfq/host"
 
 /**
  * `--waits`: where a lifecycle step's wall time went in the host, read from the host's wait
@@ -14,42 +15,8 @@ export const WAIT_PROFILE_VARIABLE = "RFQ_WAIT_PROFILE"
 /** The file of the host's n-th SIGUSR2 window, as the host names it: `/dir/h.json` → `/dir/h.2.json`. */
 export const windowFile = (file: string, n: number): string => file.replace(/(\.json)?$/, `.${n}.json`)
 
-/** The parts of the host's `WaitProfileFile` read here (the host's file is the reference). */
-export interface HostWaitFile {
-  readonly fromMs: number
-  readonly toMs: number
-  readonly process: {
-    readonly cpuMs: number
-    readonly eventLoopUtilization: number
-    readonly loopDelay: {
-      readonly meanMs: number
-      readonly p50Ms: number
-      readonly p99Ms: number
-      readonly maxMs: number
-    }
-  }
-  readonly spans: ReadonlyArray<{
-    readonly name: string
-    readonly count: number
-    readonly p50Ms: number
-    readonly p99Ms: number
-  }>
-  readonly requests: ReadonlyArray<{
-    readonly root: string
-    readonly count: number
-    readonly meanMs: number
-    readonly p50Ms: number
-    readonly p99Ms: number
-    readonly band: { readonly count: number; readonly fromMs: number; readonly toMs: number }
-    readonly phases: ReadonlyArray<{
-      readonly name: string
-      readonly perRequest: number
-      readonly meanMs: number
-      readonly bandMs: number
-    }>
-    readonly statements: ReadonlyArray<{ readonly caller: string; readonly perRequest: number }>
-  }>
-}
+/** The host's wait profile file, as the host writes it. */
+type HostWaitFile = WaitProfileFile
 
 /** One phase of a step: its own time in a typical request, and its share of the client's p50. */
 export interface StepPhase {

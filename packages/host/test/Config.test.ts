@@ -192,11 +192,11 @@ describe("host configuration", () => {
         [{ DEMO: "yes" }, 'DEMO must be 1 or 0, got "yes"'],
         [
           { RATE_LIMIT_PER_MINUTE: "0" },
-          'RATE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "0"'
+          'RATE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000000, got "0"'
         ],
         [
           { WS_RATE_LIMIT_PER_MINUTE: "x" },
-          'WS_RATE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000, got "x"'
+          'WS_RATE_LIMIT_PER_MINUTE must be an integer between 1 and 1000000000, got "x"'
         ],
         [{ RFQ_TTL_SECONDS: "86401" }, 'RFQ_TTL_SECONDS must be an integer between 1 and 86400, got "86401"'],
         [
