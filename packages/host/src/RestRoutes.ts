@@ -49,6 +49,8 @@ const restInput = (op: Operation, request: RouteRequest): RawInput =>
 
 /** How many decoded path parameters an operation remembers before it starts over. */
 const REMEMBERED_DECODES = 4096
+/** The longest parameter text an operation remembers the decoding of. */
+const REMEMBERED_DECODE_LENGTH = 64
 
 /**
  * The schema decode of an operation whose whole input is its path parameters (`GET /v1/rfq/{id}`),
@@ -61,9 +63,11 @@ const rememberedDecode = (op: Operation) => {
     // Parameters are percent-decoded, so any character may be in one: several are keyed as JSON.
     const values = Object.values(raw as Record<string, string>)
     const key = values.length === 1 ? values[0]! : JSON.stringify(values)
-    let answer = remembered.get(key)
-    if (answer === undefined) {
-      answer = decodeRequestEither(op.input, raw)
+    const known = remembered.get(key)
+    if (known !== undefined) return known
+    const answer = decodeRequestEither(op.input, raw)
+    // Long texts (hostile ones) are decoded every time rather than kept.
+    if (key.length <= REMEMBERED_DECODE_LENGTH) {
       if (remembered.size >= REMEMBERED_DECODES) remembered.clear()
       remembered.set(key, answer)
     }

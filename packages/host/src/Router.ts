@@ -115,6 +115,8 @@ const sameShape = (a: ReadonlyArray<Segment>, b: ReadonlyArray<Segment>): boolea
 
 /** How many paths per method a router remembers the match of before it starts over. */
 const REMEMBERED_MATCHES = 4096
+/** The longest path a router remembers the match of. */
+const REMEMBERED_PATH_LENGTH = 128
 
 /** Builds a router over a route table; a duplicate method and path is a programming error. */
 export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
@@ -141,7 +143,7 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
     return true
   }
 
-  // The answers for recent paths, by method and path: a read of one RFQ again and again is matched
+  // The matches of recent paths, by method and path: a read of one RFQ again and again is matched
   // once. Matches are frozen (their params are shared); bounded, it starts over when full.
   const recent = new Map<string, Map<string, RouteMatch<R>>>()
   const match = (method: string, path: string): RouteMatch<R> => {
@@ -152,10 +154,13 @@ export const makeRouter = <R>(routes: ReadonlyArray<Route<R>>): Router<R> => {
       byPath = new Map()
       recent.set(method, byPath)
     }
-    let found = byPath.get(path)
-    if (found === undefined) {
-      found = matchNow(method, path)
-      if (found._tag === "Found") Object.freeze(found.params)
+    const remembered = byPath.get(path)
+    if (remembered !== undefined) return remembered
+    const found = matchNow(method, path)
+    // Only routed paths of a sane length are kept: a client sending long or unknown paths at
+    // will must not fill the memory with them.
+    if (found._tag === "Found" && path.length <= REMEMBERED_PATH_LENGTH) {
+      Object.freeze(found.params)
       if (byPath.size >= REMEMBERED_MATCHES) byPath.clear()
       byPath.set(path, found)
     }

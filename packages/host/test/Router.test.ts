@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { Effect } from "effect"
 import { makeRouter, type Route, route } from "../src/Router.js"
 
@@ -84,5 +85,37 @@ describe("Router", () => {
       /duplicate route/
     )
     assert.throws(() => makeRouter([route("GET", "/a/{x", ok)]), /malformed route segment/)
+  })
+})
+
+describe("Router: remembered matches", () => {
+  it("answer as a fresh match does, again and again, whatever the method, path and order", () => {
+    const segment = fc.oneof(
+      fc.constantFrom("v1", "rfq", "quotes", "cancel", "quote", "", "%41", "%E0%A4%A", "7"),
+      fc.string({ maxLength: 200 })
+    )
+    const path = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => `/${parts.join("/")}`)
+    const call = fc.record({ method: fc.constantFrom("GET", "POST", "DELETE", "PUT", "BREW"), path })
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 1, maxLength: 40 }), (calls) => {
+        const remembering = makeRouter(table)
+        for (const { method, path } of [...calls, ...calls]) {
+          const fresh = makeRouter(table).match(method, path)
+          assert.deepStrictEqual(remembering.match(method, path), fresh)
+        }
+      })
+    )
+  })
+
+  it("a remembered match's parameters cannot be changed by one request for the next", () => {
+    const remembering = makeRouter(table)
+    const first = remembering.match("GET", "/v1/rfq/42")
+    assert.strictEqual(first._tag, "Found")
+    if (first._tag !== "Found") return
+    assert.throws(() => {
+      ;(first.params as Record<string, string>).id = "43"
+    })
+    const again = remembering.match("GET", "/v1/rfq/42")
+    assert.deepStrictEqual(again._tag === "Found" ? again.params : undefined, { id: "42" })
   })
 })

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { installWaitProbe } from "@rfq/engine"
 import { Effect, Logger, LogLevel, Option, TestClock, Tracer } from "effect"
 import { authenticated, callers, makeShared, rfqEvent, startSession } from "./sessionHarness.js"
 
@@ -82,28 +83,40 @@ describe("JSON-RPC framing", () => {
     })
   )
 
-  it.effect("a call's span is named after its method only when the method exists", () =>
-    Tracer.tracerWith((base) => {
-      const names: Array<string> = []
-      const recording = Tracer.make({
-        span: (name, ...rest) => {
-          names.push(name)
-          return base.span(name, ...rest)
-        },
-        context: (f, fiber) => base.context(f, fiber)
-      })
-      return Effect.gen(function* () {
-        const s = yield* authenticated(makeShared(), "token-taker")
-        for (const method of ["v1/nope-1", "v1/nope-2", "heartbeat"]) yield* s.call(method)
-        const rpcSpans = names.filter((n) => n.startsWith("RPC "))
-        assert.deepStrictEqual(rpcSpans, [
-          "RPC auth",
-          "RPC (unknown method)",
-          "RPC (unknown method)",
-          "RPC heartbeat"
-        ])
-      }).pipe(Effect.withTracer(recording))
+  /** The names of the `RPC …` spans of an authenticated session calling three methods. */
+  const rpcSpanNames = Tracer.tracerWith((base) => {
+    const names: Array<string> = []
+    const recording = Tracer.make({
+      span: (name, ...rest) => {
+        names.push(name)
+        return base.span(name, ...rest)
+      },
+      context: (f, fiber) => base.context(f, fiber)
     })
+    return Effect.gen(function* () {
+      const s = yield* authenticated(makeShared(), "token-taker")
+      for (const method of ["v1/nope-1", "v1/nope-2", "heartbeat"]) yield* s.call(method)
+      return names.filter((n) => n.startsWith("RPC "))
+    }).pipe(Effect.withTracer(recording))
+  })
+
+  it.scoped("under a wait profile, a call's span is named after its method only when the method exists", () =>
+    Effect.gen(function* () {
+      yield* Effect.acquireRelease(
+        Effect.sync(() => installWaitProbe({ phases: () => ({ mark: () => {} }) })),
+        () => Effect.sync(() => installWaitProbe(undefined))
+      )
+      assert.deepStrictEqual(yield* rpcSpanNames, [
+        "RPC auth",
+        "RPC (unknown method)",
+        "RPC (unknown method)",
+        "RPC heartbeat"
+      ])
+    })
+  )
+
+  it.effect("without a wait profile, calls make no span (a span costs more than a heartbeat)", () =>
+    Effect.map(rpcSpanNames, (names) => assert.deepStrictEqual(names, []))
   )
 
   it.effect("heartbeat answers {time} with the time it was received, without authentication", () =>
