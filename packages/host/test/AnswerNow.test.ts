@@ -1,13 +1,10 @@
-import { randomBytes } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { appAround, appLayer, appRoutes } from "../src/App.js"
-import { loadHostConfig } from "../src/Config.js"
 import { healthRoutes } from "../src/HealthRoutes.js"
-import type { HostInput } from "../src/Host.js"
 import { serve } from "../src/HttpServer.js"
 import type { AnyAround } from "../src/RouteDispatch.js"
-import { callSpread, oauthToken, promise } from "./ws/hostHarness.js"
+import { callSpread, oauthToken, promise, testHostInput } from "./ws/hostHarness.js"
 
 /**
  * A read memory alone answers is answered without a fiber (`Route.answerNow`, `Around.now`), and
@@ -20,25 +17,7 @@ import { callSpread, oauthToken, promise } from "./ws/hostHarness.js"
 const LIMIT = 40
 
 const startPair = Effect.gen(function* () {
-  const config = yield* loadHostConfig.pipe(
-    Effect.withConfigProvider(
-      ConfigProvider.fromMap(
-        new Map([
-          ["DEMO", "1"],
-          ["RATE_LIMIT_PER_MINUTE", String(LIMIT)]
-        ])
-      )
-    ),
-    Effect.orDie
-  )
-  const input: HostInput = {
-    config,
-    secrets: {
-      encryptionKeys: Redacted.make(new Map([[1, new Uint8Array(randomBytes(32))]])),
-      jwtSecret: Redacted.make(new Uint8Array(randomBytes(32)))
-    },
-    database: { kind: "pglite", dataDir: "memory://" }
-  }
+  const input = yield* testHostInput([["RATE_LIMIT_PER_MINUTE", String(LIMIT)]])
   const context = yield* Layer.build(appLayer(input)).pipe(Effect.orDie)
   const routes = [...healthRoutes(Effect.void), ...(yield* appRoutes(input).pipe(Effect.provide(context)))]
   const fast = yield* appAround(input).pipe(Effect.provide(context))

@@ -44,21 +44,27 @@ export interface HostUnderTest {
 
 export class TestHost extends Context.Tag("test/TestHost")<TestHost, HostUnderTest>() {}
 
-export const TestHostLive = Layer.scoped(
-  TestHost,
-  Effect.gen(function* () {
-    const config = yield* loadHostConfig.pipe(
-      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["DEMO", "1"]]))),
+/** A host's input for a test: demo data on an in-memory PGlite, fresh keys, `variables` on top. */
+export const testHostInput = (variables: ReadonlyArray<readonly [string, string]> = []) =>
+  Effect.map(
+    loadHostConfig.pipe(
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["DEMO", "1"], ...variables]))),
       Effect.orDie
-    )
-    const input: HostInput = {
+    ),
+    (config): HostInput => ({
       config,
       secrets: {
         encryptionKeys: Redacted.make(new Map([[1, new Uint8Array(randomBytes(32))]])),
         jwtSecret: Redacted.make(new Uint8Array(randomBytes(32)))
       },
       database: { kind: "pglite", dataDir: "memory://" }
-    }
+    })
+  )
+
+export const TestHostLive = Layer.scoped(
+  TestHost,
+  Effect.gen(function* () {
+    const input = yield* testHostInput()
     const context = yield* Layer.build(appLayer(input)).pipe(Effect.orDie)
     const routes = yield* appRoutes(input).pipe(Effect.provide(context))
     const server = yield* serve({
