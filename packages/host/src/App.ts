@@ -161,7 +161,7 @@ export const appAround = (input: HostInput) =>
     const now: AroundNow | undefined =
       limitNow === undefined || timedNow === undefined
         ? undefined
-        : (request, next) => timedNow(request, (known) => limitNow(request, (found) => next(found ?? known)))
+        : (request, next) => timedNow(request, () => limitNow(request, next))
     const around: AnyAround = Object.assign(
       <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
         timed(request, limit(request, next)),
@@ -169,6 +169,16 @@ export const appAround = (input: HostInput) =>
     )
     return around
   })
+
+/**
+ * An answer with the request limit's headers. A route's own X-RateLimit-* (the login limit's 429)
+ * wins over the request limit's. A plain answer (nearly always) is rebuilt field by field: on the
+ * read path that is cheaper than two spreads.
+ */
+const withLimitHeaders = (response: RouteResponse, headers: Record<string, string>): RouteResponse =>
+  response.headers === undefined && response.text === undefined
+    ? { status: response.status, body: response.body, headers }
+    : { ...response, headers: response.headers === undefined ? headers : { ...headers, ...response.headers } }
 
 export const rateLimitAround = (input: HostInput) =>
   Effect.gen(function* () {
@@ -187,12 +197,7 @@ export const rateLimitAround = (input: HostInput) =>
         return Effect.succeed({ ...errorResponse(apiError("rateLimitExceeded")), headers })
       return Effect.matchEffect(next, {
         onFailure: (e) => Effect.succeed({ ...errorResponse(e), headers }),
-        // A route's own X-RateLimit-* (the login limit's 429) wins over the request limit's.
-        onSuccess: (response) =>
-          Effect.succeed({
-            ...response,
-            headers: response.headers === undefined ? headers : { ...headers, ...response.headers }
-          })
+        onSuccess: (response) => Effect.succeed(withLimitHeaders(response, headers))
       })
     }
     // Once per request: synchronous while the caller's token is already known (nearly always)
@@ -226,13 +231,7 @@ export const rateLimitAround = (input: HostInput) =>
           const decision = limiter.take(keyOf(caller, request), at)
           const headers = rateLimitHeaders(decision)
           if (!decision.allowed) return { ...errorResponse(apiError("rateLimitExceeded")), headers }
-          // A plain answer (nearly always) is rebuilt field by field: cheaper than two spreads.
-          if (answer.headers === undefined && answer.text === undefined)
-            return { status: answer.status, body: answer.body, headers }
-          return {
-            ...answer,
-            headers: answer.headers === undefined ? headers : { ...headers, ...answer.headers }
-          }
+          return withLimitHeaders(answer, headers)
         }
     const aroundEffect = <R>(request: RouteRequest, next: Effect.Effect<RouteResponse, ApiError, R>) =>
       Effect.clockWith((clock) => {

@@ -91,7 +91,7 @@ export class Metrics {
     }
     const now: AroundNow = (request, next) => {
       const start = performance.now()
-      const answer = next(undefined)
+      const answer = next()
       if (answer !== undefined) count(request, answer.status, start)
       return answer
     }
