@@ -166,6 +166,33 @@ describe("reads answered without a fiber", () => {
           /rfq_http_requests_total\{route="\/v1\/rfq\/\{id\}",method="GET",status="404"\} 8\n/
         )
 
+        // A refresh token replayed revokes its family: the family's access token, answered from the
+        // caches a moment ago, is refused at once on both paths.
+        const issued = yield* oauthToken(pair.fast, "demo-maker-2")
+        const family = `Bearer ${issued.access_token}`
+        const readable = `/v1/rfq/${open.body.rfqId}`
+        assert.strictEqual((yield* get(pair.fast, readable, family)).status, 404)
+        assert.strictEqual((yield* get(pair.fast, readable, family)).status, 404)
+        const refresh = (refreshToken: string) =>
+          promise(() =>
+            fetch(`${pair.fast}/oauth/token`, {
+              method: "POST",
+              headers: { "content-type": "application/x-www-form-urlencoded" },
+              body: new URLSearchParams({
+                grant_type: "refresh_token",
+                refresh_token: refreshToken,
+                client_id: "demo-maker-2",
+                client_secret: "demo-maker-2-secret"
+              })
+            }).then((r) => r.status)
+          )
+        assert.strictEqual(yield* refresh(issued.refresh_token), 200)
+        assert.strictEqual(yield* refresh(issued.refresh_token), 401)
+        const afterFast = yield* get(pair.fast, readable, family)
+        const afterSlow = yield* get(pair.slow, readable, family)
+        assert.strictEqual(afterFast.status, 401)
+        assert.deepStrictEqual({ ...afterFast, remaining: null }, { ...afterSlow, remaining: null })
+
         // The viewer's requests were the same on both servers: the same budget is left on each, and
         // past the limit both answer 429 with the same headers.
         let last: Answer | undefined
