@@ -9,6 +9,7 @@ import {
   SecretBoxLive
 } from "@rfq/engine"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { serveHostAdmin } from "./admin/HostAdmin.js"
 import { Auth, AuthLive } from "./auth/AuthService.js"
 import { authRoutes } from "./auth/AuthRoutes.js"
 import { hashSecret } from "./auth/SecretHash.js"
@@ -16,6 +17,7 @@ import type { HostInput } from "./Host.js"
 import { operations } from "./Operations.js"
 import { type RateDecision, type RateLimit, RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
 import { SharedState } from "./shared/SharedState.js"
+import { forgetReferenceDataWhenStale } from "./shared/StaleReferenceData.js"
 import { SharedStateRedis } from "./shared/RedisSharedState.js"
 import { ClusterUnavailable } from "./ClusterConfig.js"
 import type { AnyAround, AroundNow } from "./RouteDispatch.js"
@@ -23,12 +25,12 @@ import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./ErrorTable.js"
 import { restRoutes } from "./RestRoutes.js"
 import { docsRoutes } from "./DocsPage.js"
+import { consoleRoutes } from "./ConsoleRoutes.js"
 import type { HttpServer } from "./HttpServer.js"
 import { attachWebSocket, webSocketOptions } from "./ws/WebSocketEndpoint.js"
 import { healthRoutes } from "./HealthRoutes.js"
 import { Metrics } from "./Metrics.js"
-import { makeOpenApiDocument } from "./OpenApi.js"
-import { route } from "./Router.js"
+import { contractRoutes } from "./ContractRoutes.js"
 import { sharedEngineLayer } from "./cluster/SharedEngine.js"
 import { version } from "@rfq/engine"
 
@@ -123,6 +125,9 @@ export const appOnListening = (input: HostInput, server: HttpServer) =>
   Effect.gen(function* () {
     const endpoint = yield* attachWebSocket(server.app, webSocketOptions(input.config))
     metricsOf(input).webSocketSessions = endpoint.connections
+    // `npm run admin` beside the running host (embedded mode): its commands arrive here.
+    yield* serveHostAdmin(input)
+    yield* forgetReferenceDataWhenStale
   })
 
 export type AppServices = Layer.Layer.Success<ReturnType<typeof appLayer>>
@@ -134,13 +139,13 @@ export const appRoutes = (input: HostInput) =>
     const clock = yield* Effect.clock
     const metrics = metricsOf(input)
     metrics.openRfqs = engine.liveCount
-    const document = makeOpenApiDocument(operations, { version })
     return [
       ...authRoutes,
       ...restRoutes(operations, engine, auth, () => clock.unsafeCurrentTimeMillis()),
-      route("GET", "/v1/openapi.json", () => Effect.succeed({ status: 200, body: document })),
+      ...contractRoutes({ operations, version, listen: input.config }),
       metrics.route(),
-      ...docsRoutes()
+      ...docsRoutes(),
+      ...consoleRoutes()
     ]
   })
 

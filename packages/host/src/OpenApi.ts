@@ -1,176 +1,129 @@
-import { ErrorBody, OAuthTokenResponse, AuthResponse, TokenErrorBody } from "@rfq/engine"
-import { JSONSchema, type Schema } from "effect"
-import type { Operation } from "./Operations.js"
+import {
+  AuthRequest,
+  AuthResponse,
+  type Endpoint,
+  ErrorBody,
+  OAuthTokenRequest,
+  OAuthTokenResponse,
+  TokenErrorBody
+} from "@rfq/engine"
+import { authenticationTag, tagOf, tagsUsed } from "./ApiTags.js"
+import { type Json, makeJsonSchemas } from "./JsonSchemas.js"
+import { errorResponses, jsonResponse, makeOperation, rateLimitHeaderRefs } from "./OpenApiOperation.js"
+import { tokenEndpointErrors } from "./OperationErrors.js"
 
 /**
- * The OpenAPI 3.1 document, generated from the very schemas that decode requests and describe
- * responses (one source: the operation table), so the document cannot drift from the behaviour.
+ * The OpenAPI 3.1 document (`GET /v1/openapi.json`), generated from the endpoint table and the very
+ * schemas that decode requests and encode answers, so it cannot drift from the behaviour. Built
+ * once at start; `servers` is filled per request (`ContractRoutes.ts`). What each operation holds
+ * is `OpenApiOperation.ts`; how schemas become JSON Schema is `JsonSchemas.ts`. A client generated
+ * from it by a third-party generator type-checks a call of every operation
+ * (`packages/host/test/contracts/GeneratedClient.test.ts`).
  */
-const summaries: Record<string, string> = {
-  "v1/account/exchange-credentials": "List the desk's exchange credentials",
-  "v1/account/exchange-credentials/get": "Get exchange credentials with the decrypted secret",
-  "v1/account/exchange-credentials/create": "Add exchange credentials (alias unique per desk)",
-  "v1/account/exchange-credentials/delete": "Delete exchange credentials",
-  "v1/account/otc-counterparty": "List OTC counterparties",
-  "v1/block-trade/bulk": "Create several block trades in one request",
-  "v1/exchange/maker": "List makers and their settlement options",
-  "v1/exchange/instruments": "List instruments usable as legs on a settlement option",
-  "v1/rfq/list": "List RFQs (newest first, keyset cursor)",
-  "v1/quote/list": "List the caller's quotes as maker",
-  "v1/rfq/get": "Get one RFQ",
-  "v1/rfq/create": "Create an RFQ (the path id is an idempotency key; 0 = none)",
-  "v1/rfq/delete": "Delete a cancelled RFQ",
-  "v1/rfq/cancel": "Cancel an open RFQ",
-  "v1/rfq/quotes": "The taker's quote book of an RFQ, per settlement option",
-  "v1/rfq/trade": "Accept a quote: trade and settle the RFQ",
-  "v1/rfq/leg-prices": "Leg prices for a strategy price",
-  "v1/quote/create": "Create a quote",
-  "v1/quote/update": "Update a quote (by rfqQuoteId or label)",
-  "v1/quote/delete": "Delete a quote (by rfqQuoteId or label)",
-  "v1/quote/cancel-all": "Cancel the caller's quotes (all, per RFQ, or per base currency)"
+
+export interface OpenApiInfo {
+  readonly version: string
+  /** The server URL; the host serves the document with the URL the request came in on. */
+  readonly serverUrl?: string
 }
 
-type Json = Record<string, unknown>
+/** Where a client reaches this service when nothing better is known. */
+export const defaultServerUrl = "http://127.0.0.1:8080"
 
-export const makeOpenApiDocument = (
-  operations: ReadonlyArray<Operation>,
-  info: { readonly version: string }
-) => {
-  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
-  const toJson = (schema: Schema.Schema<any, any>) =>
-    JSONSchema.fromAST(schema.ast, {
-      definitions,
-      definitionPath: "#/components/schemas/",
-      target: "openApi3.1",
-      // Unknown request fields are ignored, not refused.
-      additionalPropertiesStrategy: "allow"
-    }) as unknown as Json
-  const errorResponse = (description: string) => ({
-    description,
-    content: { "application/json": { schema: toJson(ErrorBody) } }
-  })
-  const errors = {
-    "400": errorResponse("Invalid parameters or validation failure"),
-    "401": errorResponse("Missing or invalid authentication token"),
-    "403": errorResponse("Insufficient permissions"),
-    "404": errorResponse("Resource not found"),
-    "429": errorResponse("Rate limit exceeded"),
-    "500": errorResponse("Server-side error")
+const headers = {
+  "X-RateLimit-Limit": {
+    description: "Requests allowed per one-minute window.",
+    schema: { type: "integer", minimum: 0 }
+  },
+  "X-RateLimit-Remaining": {
+    description: "Requests left in the current window.",
+    schema: { type: "integer", minimum: 0 }
+  },
+  "X-RateLimit-Reset": {
+    description: "End of the current window, unix seconds.",
+    schema: { type: "integer", minimum: 0 }
+  },
+  "Retry-After": {
+    description: "Seconds until failed client-secret checks are allowed again.",
+    schema: { type: "integer", minimum: 1 }
   }
+}
+
+export const makeOpenApiDocument = (operations: ReadonlyArray<Endpoint>, info: OpenApiInfo) => {
+  const schemas = makeJsonSchemas("openApi3.1")
+  const errorBody = schemas.of(ErrorBody)
   const paths: Record<string, Record<string, Json>> = {}
   for (const op of operations) {
-    const input = toJson(op.input)
-    const props = (input.properties ?? {}) as Record<string, Json>
-    const required = new Set((input.required ?? []) as Array<string>)
-    const pathParams = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!)
-    const parameters: Array<Json> = pathParams.map((name) => ({
-      name,
-      in: "path",
-      required: true,
-      schema: props[name] ?? { type: "integer" }
-    }))
-    if (op.from === "query") {
-      for (const [name, schema] of Object.entries(props)) {
-        if (!pathParams.includes(name))
-          parameters.push({ name, in: "query", required: required.has(name), schema })
-      }
-    }
-    const body =
-      op.from === "body"
-        ? {
-            requestBody: {
-              required: true,
-              content: {
-                "application/json": {
-                  schema: {
-                    ...input,
-                    properties: Object.fromEntries(
-                      Object.entries(props).filter(([k]) => !pathParams.includes(k))
-                    ),
-                    required: [...required].filter((k) => !pathParams.includes(k))
-                  }
-                }
-              }
-            }
-          }
-        : {}
-    const entry: Json = {
-      operationId: op.rpc.replace(/^v1\//, "").replace(/[/-](.)/g, (_m, c: string) => c.toUpperCase()),
-      summary: summaries[op.rpc] ?? op.rpc,
-      description: `Also available over JSON-RPC as \`${op.rpc}\`.`,
-      security: [{ bearer: [] }],
-      parameters,
-      ...body,
-      responses: {
-        "200": { description: "Success", content: { "application/json": { schema: toJson(op.output) } } },
-        ...errors
-      }
-    }
-    const path = op.path
-    paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: entry }
+    paths[op.path] = { ...paths[op.path], [op.method.toLowerCase()]: makeOperation(op, schemas, errorBody) }
   }
+  const tokenError = schemas.of(TokenErrorBody)
+  const tokenErrors = errorResponses(tokenEndpointErrors, errorBody)
+  for (const status of ["400", "401"])
+    tokenErrors[status] = {
+      ...(tokenErrors[status] as Json),
+      content: { "application/json": { schema: tokenError } }
+    }
+  tokenErrors["429"] = {
+    ...(tokenErrors["429"] as Json),
+    headers: { ...rateLimitHeaderRefs, "Retry-After": { $ref: "#/components/headers/Retry-After" } }
+  }
+  const tokenForm = schemas.objectOf(OAuthTokenRequest)
+  const tokenRequest = schemas.define("OAuthTokenRequest", {
+    type: "object",
+    title: "OAuthTokenRequest",
+    description:
+      "Fields of `POST /oauth/token`. `client_id` and `client_secret` are required unless sent as HTTP Basic credentials (not both); `refresh_token` with `grant_type=refresh_token`.",
+    properties: tokenForm?.properties ?? {},
+    required: ["grant_type"]
+  })
   paths["/oauth/token"] = {
     post: {
       operationId: "oauthToken",
-      summary: "Token endpoint: client_credentials and refresh_token grants (form-encoded)",
-      security: [],
+      summary: "Token endpoint: client_credentials and refresh_token grants",
+      description:
+        "Access tokens of 300 s and one-time rotating refresh tokens of 1800 s (docs/auth.md). Form-encoded (RFC 6749) or JSON.",
+      tags: [authenticationTag.name],
+      security: [{}, { clientBasic: [] }],
       requestBody: {
         required: true,
         content: {
           "application/x-www-form-urlencoded": {
-            schema: {
-              type: "object",
-              required: ["grant_type"],
-              properties: {
-                grant_type: { type: "string", enum: ["client_credentials", "refresh_token"] },
-                client_id: { type: "string" },
-                client_secret: { type: "string" },
-                refresh_token: { type: "string" }
-              }
+            schema: tokenRequest,
+            example: {
+              grant_type: "client_credentials",
+              client_id: "demo-taker",
+              client_secret: "demo-taker-secret"
+            }
+          },
+          "application/json": {
+            schema: tokenRequest,
+            example: {
+              grant_type: "client_credentials",
+              client_id: "demo-taker",
+              client_secret: "demo-taker-secret"
             }
           }
         }
       },
-      responses: {
-        "200": {
-          description: "Tokens",
-          content: { "application/json": { schema: toJson(OAuthTokenResponse) } }
-        },
-        "400": {
-          description: "Malformed request",
-          content: { "application/json": { schema: toJson(TokenErrorBody) } }
-        },
-        "401": {
-          description: "Invalid client or grant",
-          content: { "application/json": { schema: toJson(TokenErrorBody) } }
-        },
-        "429": errorResponse(
-          "Rate limit exceeded: requests per address, or failed client-secret checks per address or client id (then with Retry-After; the secret is not checked)"
-        )
-      }
+      responses: { "200": jsonResponse("Tokens", schemas.of(OAuthTokenResponse)), ...tokenErrors }
     }
   }
   paths["/v1/auth"] = {
     post: {
       operationId: "auth",
       summary: "Token request with client credentials (JSON); access token valid 3600 s",
+      tags: [authenticationTag.name],
       security: [],
       requestBody: {
         required: true,
         content: {
           "application/json": {
-            schema: {
-              type: "object",
-              required: ["clientId", "clientSecret"],
-              properties: { clientId: { type: "string" }, clientSecret: { type: "string" } }
-            }
+            schema: schemas.of(AuthRequest),
+            example: { clientId: "demo-taker", clientSecret: "demo-taker-secret" }
           }
         }
       },
-      responses: {
-        "200": { description: "Token", content: { "application/json": { schema: toJson(AuthResponse) } } },
-        ...errors
-      }
+      responses: { "200": jsonResponse("Token", schemas.of(AuthResponse)), ...tokenErrors }
     }
   }
   return {
@@ -179,13 +132,24 @@ export const makeOpenApiDocument = (
       title: "RFQ service",
       version: info.version,
       description:
-        "Request-for-quote trading of crypto option and future block trades. Errors use the body `{code, message, reason?}`; every response carries `X-RateLimit-*` headers."
+        "Request-for-quote trading of crypto option and future block trades. Errors use the body `{code, message, reason?}` with `code` equal to the HTTP status; every response carries `X-RateLimit-*` headers. Objects ignore unknown fields except the settlement-option maps, which refuse them (`additionalProperties: false`). The same operations are JSON-RPC methods over the WebSocket at `/ws/v1`, described by `/v1/asyncapi.json`."
     },
-    servers: [{ url: "/" }],
+    servers: [{ url: info.serverUrl ?? defaultServerUrl, description: "This service" }],
+    tags: tagsUsed([authenticationTag, ...operations.map((op) => tagOf(op.rpc))]),
+    paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
-      schemas: definitions
-    },
-    paths
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        clientBasic: {
+          type: "http",
+          scheme: "basic",
+          description: "Client id and secret as HTTP Basic credentials (token endpoint only)."
+        }
+      },
+      headers,
+      schemas: schemas.components(paths)
+    }
   }
 }
+
+export type OpenApiDocument = ReturnType<typeof makeOpenApiDocument>

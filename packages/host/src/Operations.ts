@@ -76,5 +76,13 @@ export const operations: ReadonlyArray<Operation> = [
   op("v1/quote/create", { run: (e, c, i) => e.createQuote(c, i) }),
   op("v1/quote/update", { run: (e, c, i) => e.updateQuote(c, i) }),
   op("v1/quote/delete", { run: (e, c, i) => e.deleteQuote(c, i) }),
-  op("v1/quote/cancel-all", { run: (e, c, i) => e.cancelAllQuotes(c, i) })
+  op("v1/quote/cancel-all", { run: (e, c, i) => e.cancelAllQuotes(c, i) }),
+  // The public block-trade tape (issue 16)
+  op("v1/trades/public", { run: (e, c, i) => e.publicTrades(c, i) }),
+  // Market-maker protection (issue 16)
+  op("v1/mmp/config", { run: (e, c) => e.mmpConfig(c) }),
+  op("v1/mmp/config/set", { run: (e, c, i) => e.setMmpConfig(c, i) }),
+  op("v1/mmp/config/delete", { run: (e, c, i) => e.deleteMmpConfig(c, i) }),
+  op("v1/mmp/reset", { run: (e, c, i) => e.resetMmp(c, i) }),
+  op("v1/mmp/status", { run: (e, c) => e.mmpStatus(c) })
 ]

@@ -1,11 +1,22 @@
 import { randomBytes } from "node:crypto"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { REPO_ROOT, spawnHost, spawnScript } from "./support/spawnHost.js"
 
 const ADMIN = path.join(REPO_ROOT, "packages/host/src/admin.ts")
+
+/** Every data directory a test made, removed after the file. */
+const made: Array<string> = []
+const tempDir = (prefix: string) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  made.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true })
+})
 
 const admin = async (dataDir: string, ...args: Array<string>) => adminWith({}, dataDir, ...args)
 
@@ -17,10 +28,12 @@ const adminWith = async (env: Readonly<Record<string, string>>, dataDir: string,
 
 describe("npm run admin, then the host", () => {
   it("provisions a desk, a user and an API client whose once-shown secret gets a token; /metrics counts it", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "rfq-admin-"))
-    expect((await admin(dataDir, "desk", "create", "Acme")).stdout).toBe("desk 1 created: Acme")
+    const dataDir = tempDir("rfq-admin-")
+    expect((await admin(dataDir, "desk", "create", "Acme")).stdout.split("\n")[0]).toBe(
+      "desk 1 created: Acme"
+    )
     expect((await admin(dataDir, "user", "create", "Acme", "alice", "trader")).stdout).toBe(
-      "user 1 created: alice (trader) on Acme"
+      "user 1 created: alice (trader) on Acme\nnext: client create 1"
     )
     const client = await admin(dataDir, "client", "create", "1")
     const clientId = /clientId: (\S+)/.exec(client.stdout)?.[1]
@@ -80,7 +93,7 @@ const credentialSecrets = async (url: string, clientId: string) => {
 
 describe("npm run admin -- credentials rotate-key", () => {
   it("re-encrypts every secret under the highest key; a host with only that key reads them unchanged", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "rfq-admin-rotate-"))
+    const dataDir = tempDir("rfq-admin-rotate-")
     const key1 = randomBytes(32).toString("hex")
     const key2 = randomBytes(32).toString("hex")
     const desks = ["demo-taker", "demo-maker-1"]
@@ -130,10 +143,12 @@ describe("npm run admin -- credentials rotate-key", () => {
   }, 240_000)
 
   it("refuses extra arguments, and a bad ring with one line", async () => {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), "rfq-admin-rotate-"))
+    const dataDir = tempDir("rfq-admin-rotate-")
     const extra = await admin(dataDir, "credentials", "rotate-key", "now")
     expect(extra.code).toBe(1)
-    expect(extra.stderr).toMatch(/^usage: npm run admin/)
+    expect(extra.stderr).toBe(
+      'credentials rotate-key: unexpected argument "now"\nusage: npm run admin -- credentials rotate-key'
+    )
     const bad = await adminWith({ ENCRYPTION_KEYS: "1:abcd" }, dataDir, "credentials", "rotate-key")
     expect(bad.code).toBe(1)
     expect(bad.stderr).toBe(

@@ -1,11 +1,53 @@
-import { expectOk } from "./Shapes.js"
+import { type EndpointInput, type EndpointName, type EndpointOutput, RfqClient, RfqError } from "@rfq/client"
+import { assertShape, type ShapeName } from "./Shapes.js"
 import type { MakerParty, Party, TraderParty, World } from "./World.js"
 
 /**
  * Building blocks of the scenarios: RFQ bodies on instruments that always resolve (far quarterly
  * expiries), creation, reads, and quotes priced inside the venue's band through the service's own
  * `POST /rfq/leg-prices`, so nothing depends on today's marks.
+ *
+ * The steps go through the typed client (`@rfq/client`) and each answer is still checked against
+ * its documented shape; a refusal fails the scenario with the service's status, message and reasons.
  */
+
+const clients = new Map<string, RfqClient>()
+
+/**
+ * The party's typed client on the world's current address and token (a restarted host has a new
+ * port, a relogin new tokens: each pair gets its own client). It waits out a 429 as `w.api` does.
+ */
+export const clientOf = (w: World, party: Party): RfqClient => {
+  const key = `${w.api.baseUrl} ${w.token(party)}`
+  let client = clients.get(key)
+  if (client === undefined) {
+    client = new RfqClient({
+      baseUrl: w.api.baseUrl,
+      accessToken: w.token(party),
+      maxRateLimitRetries: w.api.options.retryOnRateLimit === true ? 3 : 0
+    })
+    clients.set(key, client)
+  }
+  return client
+}
+
+/** One operation that must succeed, as `party`, its answer checked against `shape`. */
+export const typedCall = async <K extends EndpointName>(
+  w: World,
+  party: Party,
+  name: K,
+  input: EndpointInput<K>,
+  shape: ShapeName
+): Promise<EndpointOutput<K>> => {
+  try {
+    return assertShape<EndpointOutput<K>>(shape, await clientOf(w, party).call(name, input))
+  } catch (error) {
+    if (!(error instanceof RfqError)) throw error
+    throw new Error(
+      `${name} as ${party}: ${error.status} ${error.message} ${JSON.stringify(error.reason ?? [])}`
+    )
+  }
+}
 
 export type Direction = "buy" | "sell"
 export type SettlementOption = "DBT" | "BULL"
@@ -51,9 +93,14 @@ export const createRfq = async (
   body: RfqBody,
   requestId = 0
 ): Promise<number> =>
-  expectOk<{ rfqId: number }>(
-    await w.api.post(`/v1/rfq/${requestId}`, { token: w.token(taker), json: body }),
-    "CreateRfqResponse"
+  (
+    await typedCall(
+      w,
+      taker,
+      "v1/rfq/create",
+      { ...body, id: requestId } as EndpointInput<"v1/rfq/create">,
+      "CreateRfqResponse"
+    )
   ).rfqId
 
 export interface RfqView {
@@ -70,7 +117,7 @@ export interface RfqView {
 }
 
 export const getRfq = async (w: World, party: Party, rfqId: number): Promise<RfqView> =>
-  expectOk<RfqView>(await w.api.get(`/v1/rfq/${rfqId}`, { token: w.token(party) }), "Rfq")
+  (await typedCall(w, party, "v1/rfq/get", { id: rfqId }, "Rfq")) as unknown as RfqView
 
 export interface QuoteOptions {
   readonly direction: Direction
@@ -93,19 +140,19 @@ export const legPricesAtMark = async (
   if (rfq.quoteCurrencies[option] !== rfq.quoteCurrency) {
     throw new Error(`the mark is in ${rfq.quoteCurrency}; ${option} quotes in ${rfq.quoteCurrencies[option]}`)
   }
-  const answer = expectOk<{ legs: Array<{ instrumentName: string; price: number }> }>(
-    await w.api.post("/v1/rfq/leg-prices", {
-      token: w.token(maker),
-      json: {
-        rfqId: rfq.rfqId,
-        price: rfq.markPrice,
-        legs: rfq.legs.map((l) => ({
-          direction: l.direction,
-          instrumentName: l.instrumentName,
-          ratio: l.ratio
-        }))
-      }
-    }),
+  const answer = await typedCall(
+    w,
+    maker,
+    "v1/rfq/leg-prices",
+    {
+      rfqId: rfq.rfqId,
+      price: rfq.markPrice,
+      legs: rfq.legs.map((l) => ({
+        direction: l.direction,
+        instrumentName: l.instrumentName,
+        ratio: l.ratio
+      }))
+    },
     "LegPricesResponse"
   )
   return answer.legs.map((l) => ({ instrumentName: l.instrumentName, price: l.price }))
@@ -134,12 +181,14 @@ export const placeQuote = async (
   rfqId: number,
   options: QuoteOptions
 ): Promise<number> =>
-  expectOk<{ rfqQuoteId: number }>(
-    await w.api.post("/v1/rfq/quote", {
-      token: w.token(maker),
-      json: await quoteBody(w, maker, rfqId, options)
-    }),
-    "CreateQuoteResponse"
+  (
+    await typedCall(
+      w,
+      maker,
+      "v1/quote/create",
+      (await quoteBody(w, maker, rfqId, options)) as EndpointInput<"v1/quote/create">,
+      "CreateQuoteResponse"
+    )
   ).rfqQuoteId
 
 export interface TradeAnswer {
@@ -163,10 +212,7 @@ export interface TradeAnswer {
 }
 
 export const trade = async (w: World, taker: TraderParty, rfqQuoteId: number): Promise<TradeAnswer> =>
-  expectOk<TradeAnswer>(
-    await w.api.post("/v1/rfq/trade", { token: w.token(taker), json: { rfqQuoteId } }),
-    "TradeResponse"
-  )
+  (await typedCall(w, taker, "v1/rfq/trade", { rfqQuoteId }, "TradeResponse")) as unknown as TradeAnswer
 
 /** An RFQ with one ask of `amount` from maker-1 on DBT, traded by the taker. */
 export const tradedRfq = async (w: World, body: RfqBody, amount = 100) => {

@@ -68,6 +68,16 @@ export interface AccountStoreService {
    * ours (unique, persisted with the claim). None when the nonce was used before.
    */
   readonly claimNonce: (deskId: number, nonce: string) => Effect.Effect<Option.Option<number>>
+  /**
+   * The tables were written by other means (provisioning through the running host): whatever is
+   * cached of them is dropped now, on this host and, with several hosts, on every other one.
+   */
+  readonly referenceDataChanged: Effect.Effect<void>
+  /**
+   * Drops what this host has cached of them, and tells no one: for news every host heard already
+   * (the admin command's notice to all hosts in multi-host mode, `packages/host/src/shared/StaleReferenceData.ts`).
+   */
+  readonly forgetReferenceData: Effect.Effect<void>
 }
 
 export class AccountStore extends Context.Tag("rfq/AccountStore")<AccountStore, AccountStoreService>() {}

@@ -1,12 +1,29 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
+import { textIssue } from "../api/StorableText.js"
 
 /**
  * The operator's writes of desks' reference data (the host's `npm run admin`): desks, makers and OTC
- * counterparties. Users and API clients are `UserAccounts`'. Run outside a serving engine (its
- * account cache would not see them); SQL failures stay failures, for the operator to read.
+ * counterparties. Users and API clients are `UserAccounts`'. A serving engine's cache does not see
+ * these writes by itself: a host that runs them (its admin socket) then calls
+ * `AccountStore.referenceDataChanged`. SQL failures stay failures, for the operator to read.
  */
+
+/** The longest desk name, user name or maker id, as the API's own text fields (`textField(64)`). */
+export const NAME_MAX_LENGTH = 64
+
+/**
+ * Why a name the operator gives (desk, user, maker id, client id) is refused, or undefined: the
+ * rules the API applies to client text (`api/StorableText.ts#textIssue`: no U+0000, lone surrogate
+ * or control character), not blank, at most `NAME_MAX_LENGTH` characters. These names reach API
+ * answers (`GET /v1/exchange/maker`, `GET /v1/account/otc-counterparty`), logs and terminals.
+ */
+export const nameIssue = (name: string): string | undefined => {
+  if (!/\S/.test(name)) return "must not be empty"
+  if (name.length > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters`
+  return textIssue(name)
+}
 
 export interface DeskListing {
   readonly id: number

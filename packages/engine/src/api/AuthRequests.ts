@@ -92,7 +92,14 @@ export const WsAuthRefreshParams = Schema.Union(
 ).annotations(named("WsAuthRefreshParams", "Params of `auth/refresh`: `{refreshToken}` or `{token}`."))
 export type WsAuthRefreshParams = typeof WsAuthRefreshParams.Type
 
-export const WsChannel = Schema.Literal("rfq.maker", "rfq.taker", "rfq_quote.maker", "rfq_quote.taker")
+export const WsChannel = Schema.Literal(
+  "rfq.maker",
+  "rfq.taker",
+  "rfq_quote.maker",
+  "rfq_quote.taker",
+  // The public block-trade tape (issue 16)
+  "trades"
+)
 export type WsChannel = typeof WsChannel.Type
 
 /** `v1/subscribe` / `v1/unsubscribe` params. */

@@ -16,6 +16,8 @@ import {
   MakerList,
   OtcCounterpartyList
 } from "./AccountResponses.js"
+import { MmpConfigRequest, MmpCurrencyRequest } from "./MmpRequests.js"
+import { MmpConfig, MmpConfigList, MmpDeleteResponse, MmpStatus, MmpStatusList } from "./MmpResponses.js"
 import { InstrumentsQuery, ListQuotesQuery, ListRfqsQuery } from "./Queries.js"
 import {
   CancelAllQuotesRequest,
@@ -49,6 +51,8 @@ import {
   RfqPage,
   TradeResponse
 } from "./RfqResponses.js"
+import { PublicTradesQuery } from "./TradeTapeRequests.js"
+import { PublicTradePage } from "./TradeTapeResponses.js"
 
 /**
  * The service's operations as data: for each JSON-RPC method name, its REST method and path, where
@@ -74,7 +78,15 @@ export interface Endpoint<I extends AnySchema = AnySchema, O extends AnySchema =
   readonly access: Access
   readonly input: I
   readonly output: O
+  /** One line for the documents and the client's doc comments. */
   readonly summary?: string
+  /**
+   * A valid input in its JSON form, path parameters included (as JSON-RPC params take it). The
+   * OpenAPI and AsyncAPI documents show it, and the contract test calls every operation of a
+   * third-party generated client with it (`packages/host/test/contracts/`), which fails naming an
+   * endpoint without one.
+   */
+  readonly example?: Schema.Schema.Encoded<I>
 }
 
 const Empty = Schema.Struct({})
@@ -83,7 +95,8 @@ type Spec = Omit<Endpoint, "rpc">
 
 /** Each entry's key is its JSON-RPC method name; `rpc` repeats it so an entry stands alone. */
 const defineEndpoints = <const T extends Record<string, Spec>>(
-  specs: T
+  // Each entry's example is checked against the encoded form of its own input schema.
+  specs: T & { readonly [K in keyof T]: { readonly example?: Schema.Schema.Encoded<T[K]["input"]> } }
 ): { readonly [K in keyof T]: T[K] & { readonly rpc: K } } =>
   Object.fromEntries(Object.entries(specs).map(([rpc, spec]) => [rpc, { ...spec, rpc }])) as never
 
@@ -95,7 +108,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "account",
     input: Empty,
-    output: ExchangeCredentialsList
+    output: ExchangeCredentialsList,
+    summary: "List the desk's exchange credentials",
+    example: {}
   },
   "v1/account/exchange-credentials/get": {
     method: "GET",
@@ -103,7 +118,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "account",
     input: GetExchangeCredentialsRequest,
-    output: ExchangeCredentialsDetail
+    output: ExchangeCredentialsDetail,
+    summary: "Get exchange credentials with the decrypted secret",
+    example: { id: 1 }
   },
   "v1/account/exchange-credentials/create": {
     method: "POST",
@@ -111,7 +128,15 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "account",
     input: CreateExchangeCredentialsRequest,
-    output: CreateExchangeCredentialsResponse
+    output: CreateExchangeCredentialsResponse,
+    summary: "Add exchange credentials (alias unique per desk)",
+    example: {
+      alias: "dbt-backup",
+      exchange: "DBT",
+      clientId: "dbt-api-key-7",
+      clientSecret: "dbt-api-secret-7",
+      isExchangeDefault: false
+    }
   },
   "v1/account/exchange-credentials/delete": {
     method: "DELETE",
@@ -119,7 +144,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "account",
     input: DeleteExchangeCredentialsRequest,
-    output: DeleteExchangeCredentialsResponse
+    output: DeleteExchangeCredentialsResponse,
+    summary: "Delete exchange credentials",
+    example: { id: 10 }
   },
   "v1/account/otc-counterparty": {
     method: "GET",
@@ -127,7 +154,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "account",
     input: Empty,
-    output: OtcCounterpartyList
+    output: OtcCounterpartyList,
+    summary: "List OTC counterparties",
+    example: {}
   },
   // Block trades, makers, instruments
   "v1/block-trade/bulk": {
@@ -136,7 +165,19 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: BulkBlockTradeRequest,
-    output: BulkBlockTradeResponse
+    output: BulkBlockTradeResponse,
+    summary: "Create several block trades in one request",
+    example: {
+      timestamp: 1795328219445,
+      blockTrades: [
+        {
+          nonce: "bt-0001",
+          makerExchangeCredentials: "dbt-alt",
+          takerExchangeCredentials: "dbt-main",
+          trades: [{ direction: "sell", instrumentName: "BTC-27DEC30-90000-C", price: 0.669, amount: 25 }]
+        }
+      ]
+    }
   },
   "v1/exchange/maker": {
     method: "GET",
@@ -144,7 +185,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "read",
     input: Empty,
-    output: MakerList
+    output: MakerList,
+    summary: "List makers and their settlement options",
+    example: {}
   },
   "v1/exchange/instruments": {
     method: "GET",
@@ -152,7 +195,9 @@ export const endpoints = defineEndpoints({
     from: "query",
     access: "read",
     input: InstrumentsQuery,
-    output: InstrumentListings
+    output: InstrumentListings,
+    summary: "List instruments usable as legs on a settlement option",
+    example: { exchange: "DBT", baseCurrency: "BTC", kind: "option" }
   },
   // RFQs
   "v1/rfq/list": {
@@ -161,7 +206,9 @@ export const endpoints = defineEndpoints({
     from: "query",
     access: "read",
     input: ListRfqsQuery,
-    output: RfqPage
+    output: RfqPage,
+    summary: "List RFQs (newest first, keyset cursor)",
+    example: { role: "taker", status: ["open", "filled"], baseCurrency: "BTC", limit: 20 }
   },
   "v1/quote/list": {
     method: "GET",
@@ -169,7 +216,9 @@ export const endpoints = defineEndpoints({
     from: "query",
     access: "read",
     input: ListQuotesQuery,
-    output: QuotePage
+    output: QuotePage,
+    summary: "List the caller's quotes as maker",
+    example: { rfqId: 1, limit: 50 }
   },
   "v1/rfq/get": {
     method: "GET",
@@ -177,7 +226,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "read",
     input: GetRfqRequest,
-    output: Rfq
+    output: Rfq,
+    summary: "Get one RFQ",
+    example: { id: 1 }
   },
   "v1/rfq/create": {
     method: "POST",
@@ -185,7 +236,22 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: CreateRfqRequest,
-    output: CreateRfqResponse
+    output: CreateRfqResponse,
+    summary: "Create an RFQ (the path id is an idempotency key; 0 = none)",
+    example: {
+      id: 0,
+      baseCurrency: "BTC",
+      amount: 50,
+      anonymous: false,
+      settlementOptions: ["DBT"],
+      settlementCredentials: { DBT: 1 },
+      makers: { DBT: ["maker-1", "maker-2"] },
+      legs: [
+        { direction: "buy", instrumentName: "BTC-27DEC30-90000-C", ratio: 1 },
+        { direction: "sell", instrumentName: "BTC-27DEC30-110000-C", ratio: 1 }
+      ],
+      label: "call-spread-1"
+    }
   },
   "v1/rfq/delete": {
     method: "DELETE",
@@ -193,7 +259,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "write",
     input: DeleteRfqRequest,
-    output: DeleteRfqResponse
+    output: DeleteRfqResponse,
+    summary: "Delete a cancelled RFQ",
+    example: { id: 1 }
   },
   "v1/rfq/cancel": {
     method: "POST",
@@ -201,7 +269,9 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: CancelRfqRequest,
-    output: CancelRfqResponse
+    output: CancelRfqResponse,
+    summary: "Cancel an open RFQ",
+    example: { rfqId: 1 }
   },
   "v1/rfq/quotes": {
     method: "GET",
@@ -209,7 +279,9 @@ export const endpoints = defineEndpoints({
     from: "none",
     access: "read",
     input: TakerQuotesRequest,
-    output: TakerQuotesResponse
+    output: TakerQuotesResponse,
+    summary: "The taker's quote book of an RFQ, per settlement option",
+    example: { id: 1 }
   },
   "v1/rfq/trade": {
     method: "POST",
@@ -217,7 +289,9 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: TradeRequest,
-    output: TradeResponse
+    output: TradeResponse,
+    summary: "Accept a quote: trade and settle the RFQ",
+    example: { rfqQuoteId: 1 }
   },
   "v1/rfq/leg-prices": {
     method: "POST",
@@ -225,7 +299,16 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "read",
     input: LegPricesRequest,
-    output: LegPricesResponse
+    output: LegPricesResponse,
+    summary: "Leg prices for a strategy price",
+    example: {
+      rfqId: 1,
+      price: 0.0688,
+      legs: [
+        { direction: "buy", instrumentName: "BTC-27DEC30-90000-C", ratio: 1 },
+        { direction: "sell", instrumentName: "BTC-27DEC30-110000-C", ratio: 1 }
+      ]
+    }
   },
   // Quotes
   "v1/quote/create": {
@@ -234,7 +317,19 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: CreateQuoteRequest,
-    output: CreateQuoteResponse
+    output: CreateQuoteResponse,
+    summary: "Create a quote",
+    example: {
+      rfqId: 1,
+      label: "q-1",
+      direction: "sell",
+      amount: 50,
+      settlementOption: "DBT",
+      legs: [
+        { instrumentName: "BTC-27DEC30-90000-C", price: 0.669 },
+        { instrumentName: "BTC-27DEC30-110000-C", price: 0.6002 }
+      ]
+    }
   },
   "v1/quote/update": {
     method: "PUT",
@@ -242,7 +337,17 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: UpdateQuoteRequest,
-    output: UpdateQuoteResponse
+    output: UpdateQuoteResponse,
+    summary: "Update a quote (by rfqQuoteId or label)",
+    example: {
+      label: "q-1",
+      amount: 50,
+      settlementOption: "DBT",
+      legs: [
+        { instrumentName: "BTC-27DEC30-90000-C", price: 0.6695 },
+        { instrumentName: "BTC-27DEC30-110000-C", price: 0.6002 }
+      ]
+    }
   },
   "v1/quote/delete": {
     method: "DELETE",
@@ -250,7 +355,9 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: DeleteQuoteRequest,
-    output: DeleteQuoteResponse
+    output: DeleteQuoteResponse,
+    summary: "Delete a quote (by rfqQuoteId or label)",
+    example: { label: "q-1" }
   },
   "v1/quote/cancel-all": {
     method: "POST",
@@ -258,7 +365,71 @@ export const endpoints = defineEndpoints({
     from: "body",
     access: "write",
     input: CancelAllQuotesRequest,
-    output: CancelAllQuotesResponse
+    output: CancelAllQuotesResponse,
+    summary: "Cancel the caller's quotes (all, per RFQ, or per base currency)",
+    example: { baseCurrency: "BTC" }
+  },
+  // The public block-trade tape (issue 16): any authenticated caller, a viewer too.
+  "v1/trades/public": {
+    method: "GET",
+    path: "/v1/trades/public",
+    from: "query",
+    access: "read",
+    input: PublicTradesQuery,
+    output: PublicTradePage,
+    summary: "The public block-trade tape (newest first, keyset cursor)",
+    example: { baseCurrency: "BTC", limit: 50 }
+  },
+  // Market-maker protection (issue 16): a maker desk's users; viewers read only.
+  "v1/mmp/config": {
+    method: "GET",
+    path: "/v1/mmp/config",
+    from: "none",
+    access: "read",
+    input: Empty,
+    output: MmpConfigList,
+    summary: "The desk's market-maker protection configs, one per base currency",
+    example: {}
+  },
+  "v1/mmp/config/set": {
+    method: "PUT",
+    path: "/v1/mmp/config",
+    from: "body",
+    access: "write",
+    input: MmpConfigRequest,
+    output: MmpConfig,
+    summary: "Create or replace the desk's market-maker protection in one base currency",
+    example: { baseCurrency: "BTC", intervalMs: 1000, frozenMs: 5000, amountLimit: 100, tradeCountLimit: 5 }
+  },
+  "v1/mmp/config/delete": {
+    method: "DELETE",
+    path: "/v1/mmp/config",
+    from: "query",
+    access: "write",
+    input: MmpCurrencyRequest,
+    output: MmpDeleteResponse,
+    summary: "Remove the desk's market-maker protection in one base currency",
+    example: { baseCurrency: "BTC" }
+  },
+  "v1/mmp/reset": {
+    method: "POST",
+    path: "/v1/mmp/reset",
+    from: "body",
+    access: "write",
+    input: MmpCurrencyRequest,
+    output: MmpStatus,
+    summary: "Thaw the desk in one base currency and start an empty window",
+    example: { baseCurrency: "BTC" }
+  },
+  "v1/mmp/status": {
+    method: "GET",
+    path: "/v1/mmp/status",
+    from: "none",
+    access: "read",
+    input: Empty,
+    output: MmpStatusList,
+    summary: "Frozen or not, and the current window, per configured base currency",
+    example: {}
   }
 })
 

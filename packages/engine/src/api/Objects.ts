@@ -44,7 +44,7 @@ export const named = (identifier: string, description: string) => ({
 /**
  * A map keyed by settlement option. Unlike request objects, an unknown key here is refused
  * (a typo such as `"dbt"` would otherwise silently drop makers or accounts), and `__proto__` is
- * just an unknown key.
+ * just an unknown key. The published schema says so (`additionalProperties: false`).
  */
 export const settlementOptionMap = <S extends Schema.Schema.Any>(value: S) =>
   Schema.Struct({
@@ -52,6 +52,7 @@ export const settlementOptionMap = <S extends Schema.Schema.Any>(value: S) =>
     DBT: Schema.optionalWith(value, { exact: true })
   }).annotations({
     parseOptions: { onExcessProperty: "error" },
+    jsonSchema: { additionalProperties: false },
     message: (issue) => `expected an object keyed by settlement option, got ${showValue(issue.actual)}`
   })
 

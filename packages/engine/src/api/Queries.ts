@@ -56,9 +56,14 @@ export const StatusListParam = Schema.transform(
     })
   )
   .annotations({
+    // Both forms are accepted; the OpenAPI document publishes a query parameter's array form
+    // (`style: form, explode: false`, i.e. `status=open,filled`).
     jsonSchema: {
-      type: "string",
-      description: "Comma-separated list among open, traded, filled, filledPartial, cancelled, expired."
+      anyOf: [
+        { type: "string", description: "Comma-separated, e.g. `open,filled`." },
+        { type: "array", items: { type: "string", enum: [...RfqStatusFilter.literals] }, minItems: 1 }
+      ],
+      description: `Statuses to list, among ${RfqStatusFilter.literals.join(", ")}.`
     }
   })
 

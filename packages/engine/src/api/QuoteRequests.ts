@@ -12,6 +12,7 @@ import {
   RfqIdField,
   SettlementOptionField
 } from "./Fields.js"
+import { showValue } from "./Messages.js"
 import { named, object, optional } from "./Objects.js"
 import { legsWithUniqueInstruments } from "./RfqRequests.js"
 
@@ -35,6 +36,25 @@ export const QuoteHedge = object({
 }).annotations(named("QuoteHedge", "The maker's price for the RFQ's hedge."))
 export type QuoteHedge = typeof QuoteHedge.Type
 
+const validUntilMessage = "must be a positive integer (unix ms)"
+
+/**
+ * The quote's `validUntil` (issue 16): unix ms as a JSON integer (a numeric string, a fraction, a
+ * negative or an unsafe integer is refused here). Whether it is after now and at most the RFQ's
+ * `expiresAt` is the RFQ's rule (`rfq/QuoteExpiry.ts#validUntilRejection`).
+ */
+export const ValidUntilField = Schema.Number.annotations({
+  message: (issue) => `expected a timestamp in milliseconds, got ${showValue(issue.actual)}`
+})
+  .pipe(
+    Schema.int({ message: () => validUntilMessage }),
+    Schema.positive({ message: () => validUntilMessage })
+  )
+  .annotations({
+    description:
+      "Unix ms until which the quote stands; after now and at most the RFQ's expiresAt. At that instant the quote turns expired."
+  })
+
 const quoteFields = {
   label: optional(
     LabelField.annotations({ description: "The maker's client quote id, unique among its active quotes." })
@@ -47,7 +67,8 @@ const quoteFields = {
     })
   ),
   legs: legsWithUniqueInstruments(QuoteLeg),
-  hedge: optional(QuoteHedge)
+  hedge: optional(QuoteHedge),
+  validUntil: optional(ValidUntilField)
 }
 
 export const CreateQuoteRequest = object({

@@ -43,6 +43,9 @@ export const Quote = responseObject("Quote", "A quote in the maker's list (`GET 
     Schema.Array(QuoteLegView).annotations({ description: "Only for quotes received directly." })
   ),
   hedge: optional(RfqHedge),
+  validUntil: optional(
+    Timestamp.annotations({ description: "Unix ms until which the quote stands, when the maker set one." })
+  ),
   createdAt: Timestamp
 })
 export type Quote = typeof Quote.Type
@@ -68,6 +71,9 @@ export const TakerQuote = responseObject("TakerQuote", "A quote received on the 
   makers: Schema.Array(MakerId).annotations({ description: "Maker ids behind the quote." }),
   legs: Schema.Array(TakerQuoteLeg),
   hedge: optional(RfqHedge),
+  validUntil: optional(
+    Timestamp.annotations({ description: "Unix ms until which the quote stands, when the maker set one." })
+  ),
   createdAt: Timestamp
 })
 export type TakerQuote = typeof TakerQuote.Type
@@ -99,7 +105,8 @@ export const UpdateQuoteResponse = responseObject("UpdateQuoteResponse", "Answer
   rfqId: RfqId,
   label: optional(Text),
   direction: Direction,
-  price: Decimal
+  price: Decimal,
+  validUntil: optional(Timestamp)
 })
 export type UpdateQuoteResponse = typeof UpdateQuoteResponse.Type
 

@@ -82,6 +82,9 @@ export const RfqQuoteSummary = responseObject("RfqQuoteSummary", "A quote as lis
   price: Decimal,
   amount: Decimal,
   makers: Schema.Array(MakerId),
+  validUntil: optional(
+    Timestamp.annotations({ description: "Unix ms until which the quote stands, if set." })
+  ),
   createdAt: Timestamp
 })
 export type RfqQuoteSummary = typeof RfqQuoteSummary.Type

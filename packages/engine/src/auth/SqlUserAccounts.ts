@@ -9,6 +9,7 @@ import {
   type StatusKey,
   UserAccounts,
   type UserAccountsService,
+  type UserListing,
   type UserRole
 } from "./UserAccounts.js"
 
@@ -26,6 +27,20 @@ const ClientAccountRow = Schema.Struct({
   deskId: Schema.Number,
   roles: Schema.Array(Schema.Literal("trader", "viewer")),
   makerId: Schema.NullOr(Schema.String)
+})
+
+const UserListingRow = Schema.Struct({
+  userId: Schema.Number,
+  name: Schema.String,
+  desk: Schema.String,
+  roles: Schema.Array(Schema.Literal("trader", "viewer")),
+  active: Schema.Boolean
+})
+
+const ClientListingRow = Schema.Struct({
+  userId: Schema.Number,
+  clientId: Schema.String,
+  active: Schema.Boolean
 })
 
 const StatusRow = Schema.Struct({
@@ -155,6 +170,33 @@ export const makeUserAccounts: Effect.Effect<UserAccountsService, never, SqlClie
       return rows.length > 0
     })
 
+    const deactivateUser = Effect.fn("UserAccounts.deactivateUser")(function* (userId: number) {
+      const rows = yield* sql`UPDATE users SET active = false WHERE id = ${userId} RETURNING id`
+      return rows.length > 0
+    })
+
+    const listUsers = Effect.fn("UserAccounts.listUsers")(function* (deskId?: number) {
+      const users = yield* Effect.flatMap(
+        sql`SELECT u.id AS "userId", u.name, d.name AS desk, u.roles, u.active FROM users u
+          JOIN desks d ON d.id = u.desk_id
+          WHERE ${deskId === undefined ? sql`true` : sql`u.desk_id = ${deskId}`} ORDER BY u.id`,
+        Schema.decodeUnknown(Schema.Array(UserListingRow))
+      ).pipe(Effect.orDie)
+      const clients = yield* Effect.flatMap(
+        sql`SELECT c.user_id AS "userId", c.client_id AS "clientId", c.active FROM api_clients c
+          JOIN users u ON u.id = c.user_id
+          WHERE ${deskId === undefined ? sql`true` : sql`u.desk_id = ${deskId}`} ORDER BY c.id`,
+        Schema.decodeUnknown(Schema.Array(ClientListingRow))
+      ).pipe(Effect.orDie)
+      const byUser = new Map<number, Array<{ clientId: string; active: boolean }>>()
+      for (const c of clients) {
+        const list = byUser.get(c.userId) ?? []
+        list.push({ clientId: c.clientId, active: c.active })
+        byUser.set(c.userId, list)
+      }
+      return users.map((user): UserListing => ({ ...user, clients: byUser.get(user.userId) ?? [] }))
+    })
+
     return {
       clientAccount,
       accountStatus,
@@ -162,7 +204,9 @@ export const makeUserAccounts: Effect.Effect<UserAccountsService, never, SqlClie
       ...makeRefreshFamilies(sql),
       createUser,
       createClient,
-      deactivateClient
+      deactivateClient,
+      deactivateUser,
+      listUsers
     } satisfies UserAccountsService
   }
 )

@@ -65,6 +65,17 @@ export interface NewClient {
   readonly clientSecret: string
 }
 
+/** A user as the operator lists it: never a secret or its hash. */
+export interface UserListing {
+  readonly userId: number
+  readonly name: string
+  readonly desk: string
+  readonly roles: ReadonlyArray<UserRole>
+  readonly active: boolean
+  /** The user's API clients, by creation. */
+  readonly clients: ReadonlyArray<{ readonly clientId: string; readonly active: boolean }>
+}
+
 export interface UserAccountsService {
   readonly clientAccount: (clientId: string) => Effect.Effect<Option.Option<ClientAccount>>
   /** `clientId` and `family` are checked when given (the token names them). */
@@ -105,6 +116,10 @@ export interface UserAccountsService {
   ) => Effect.Effect<NewClient, SqlError>
   /** False when there is no such client. Its tokens stop working within the hosts' status cache time. */
   readonly deactivateClient: (clientId: string) => Effect.Effect<boolean, SqlError>
+  /** False when there is no such user. Every client of the user stops working, as above. */
+  readonly deactivateUser: (userId: number) => Effect.Effect<boolean, SqlError>
+  /** Every user with desk, roles, standing and client ids, by id (optionally of one desk). */
+  readonly listUsers: (deskId?: number) => Effect.Effect<ReadonlyArray<UserListing>, SqlError>
 }
 
 export class UserAccounts extends Context.Tag("rfq/auth/UserAccounts")<UserAccounts, UserAccountsService>() {}

@@ -30,6 +30,14 @@ const WireEvent = Schema.Union(
     seq: Seq,
     view: View,
     quote: Schema.Struct({ id: Schema.Int, rfqId: Schema.Int })
+  }),
+  // A print of the public tape (issue 16): the accepted quote rides along for its leg prices.
+  Schema.Struct({
+    type: Schema.Literal("trade"),
+    event: Schema.Literal("created"),
+    seq: Seq,
+    view: View,
+    quote: Schema.Struct({ id: Schema.Int, rfqId: Schema.Int })
   })
 )
 

@@ -38,6 +38,10 @@ export const catalog = {
   priceTooLow: { status: 400, message: "price is too low" },
   priceTooHigh: { status: 400, message: "price is too high" },
   multipleQuotesFound: { status: 400, message: "multiple quotes found for the same RFQ" },
+  // market-maker protection (an addition: docs/api.md, "Market-maker protection")
+  mmpFrozen: { status: 400, message: "mmp frozen" },
+  // Beyond the spec (issue 16): a quote past its `validUntil` cannot be accepted.
+  quoteExpired: { status: 400, message: "quote has expired" },
   // exchange and instrument
   exchangeNotFound: { status: 404, message: "exchange not found" },
   exchangeNotImplemented: { status: 400, message: "exchange not implemented" },

@@ -2,7 +2,9 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { AccountStore } from "../accounts/AccountStore.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { isPastExpiry } from "../rfq/Expiry.js"
+import { Mmp } from "../mmp/Mmp.js"
 import { makeExpiryScheduler } from "../rfq/ExpiryScheduler.js"
+import { hasDueQuote } from "../rfq/QuoteExpiry.js"
 import { RfqActor, RfqActors, type StepFailure } from "../rfq/RfqActors.js"
 import { type RfqEvent, step as stepMachine } from "../rfq/RfqMachine.js"
 import type { Caller } from "../rfq/RfqRecord.js"
@@ -18,10 +20,19 @@ import { finishTrade } from "./Settlement.js"
  * expiry shows expired (the owner's timer fires at that instant), without this engine writing.
  */
 const projectExpiry = (actor: RfqActor, at: number): RfqActor => {
-  if (!isPastExpiry(actor.state, at)) return actor
-  const { next, changed } = stepMachine(actor.snapshot, { type: "EXPIRE", now: at })
+  const due = isPastExpiry(actor.state, at)
+    ? "EXPIRE"
+    : hasDueQuote(actor.state, at)
+      ? "QUOTE.EXPIRE"
+      : undefined
+  if (due === undefined) return actor
+  const { next, changed } = stepMachine(actor.snapshot, { type: due, now: at })
   return changed ? new RfqActor(next, actor.seq + 1) : actor
 }
+
+/** Whether a read of the RFQ must first let its mailbox expire it or some of its quotes. */
+const hasDue = (actor: RfqActor, at: number): boolean =>
+  actor.value === "open" && (isPastExpiry(actor.state, at) || hasDueQuote(actor.state, at))
 
 /** What a command's body may use inside an RFQ's mailbox besides the actor. */
 export type ActorServices = AccountStore | Venues | Pricing
@@ -71,7 +82,10 @@ export interface ActorAccessService {
   readonly peekReadable: (rfqId: number, at: number) => RfqActor | undefined
   /** Settles the trade of an RFQ left settling (the caller holds its mailbox). */
   readonly finishSettlement: (actor: RfqActor) => Effect.Effect<void>
-  /** Arms the RFQ's expiry: at `expiresAt` its mailbox expires it unless it closed before. */
+  /**
+   * Arms the RFQ's expiry: at `expiresAt` its mailbox expires it unless it closed before. The same
+   * timer expires its quotes at their `validUntil` (armed by `step` when a quote is stored).
+   */
   readonly scheduleExpiry: (rfqId: number, expiresAt: number) => Effect.Effect<void>
 }
 
@@ -81,21 +95,33 @@ const make = Effect.gen(function* () {
   const actors = yield* RfqActors
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
+  const mmp = yield* Mmp
   const context = yield* Effect.context<ActorServices>()
   const now = () => Clock.currentTimeMillis
 
   const reindex = (actor: RfqActor) =>
     Effect.suspend(() => index.reindex(actor.state.rfq.id, actor.state.quotes))
 
+  // A quote stored with a `validUntil` gets its timer on the RFQ's expiry scheduler: at that
+  // instant the mailbox expires it (`RfqActors.expireIfDue`), whatever else is pending.
+  const armValidUntil = (rfqId: number, event: RfqEvent, changed: boolean): Effect.Effect<void> =>
+    changed && event.type === "QUOTE.PUT" && event.candidate.quote.validUntil !== undefined
+      ? scheduler.schedule(rfqId, event.candidate.quote.validUntil)
+      : Effect.void
+
   const step = <E extends RfqEvent>(actor: RfqActor, event: E) =>
-    Effect.zipLeft(actors.commit(actor, event), reindex(actor))
+    Effect.tap(Effect.zipLeft(actors.commit(actor, event), reindex(actor)), (changed) =>
+      armValidUntil(actor.state.rfq.id, event, changed)
+    )
 
   const finishSettlement = (actor: RfqActor): Effect.Effect<void> =>
     actor.value === "settling"
       ? Effect.gen(function* () {
           const settled = yield* finishTrade(actor.state, now)
-          if (settled !== undefined)
-            yield* step(actor, { type: "SETTLED", trade: settled, now: yield* now() })
+          if (settled === undefined) return
+          yield* step(actor, { type: "SETTLED", trade: settled, now: yield* now() })
+          // The maker's protection counts what the fill traded (nothing if it failed wholly).
+          yield* mmp.settleFill(settled, actor.state.rfq.baseCurrency)
         }).pipe(Effect.provide(context), Effect.orDie)
       : Effect.void
 
@@ -147,7 +173,7 @@ const make = Effect.gen(function* () {
         ? Effect.flatMap(now(), (at) =>
             !ownership.owns(rfqId)
               ? Effect.succeed(Option.some(projectExpiry(found.value, at)))
-              : found.value.doubt || isPastExpiry(found.value.state, at)
+              : found.value.doubt || hasDue(found.value, at)
                 ? withActor(rfqId, () => Effect.void).pipe(Effect.ignore, Effect.as(found))
                 : Effect.succeed(found)
           )
@@ -157,7 +183,7 @@ const make = Effect.gen(function* () {
   const peekReadable = (rfqId: number, at: number): RfqActor | undefined => {
     const actor = actors.peek(rfqId)
     if (actor === undefined || actor.doubt) return undefined
-    return actor.value === "open" && isPastExpiry(actor.state, at) ? undefined : actor
+    return hasDue(actor, at) ? undefined : actor
   }
 
   const service: ActorAccessService = {
@@ -176,5 +202,5 @@ const make = Effect.gen(function* () {
 export const ActorAccessLive: Layer.Layer<
   ActorAccess,
   never,
-  RfqActors | ActiveQuotes | Ownership | ActorServices
+  RfqActors | ActiveQuotes | Ownership | Mmp | ActorServices
 > = Layer.scoped(ActorAccess, make)

@@ -1,6 +1,13 @@
 import { Context, Effect, Layer, type Queue, type Scope } from "effect"
 import type { AccountStore } from "../accounts/AccountStore.js"
+import type { MmpConfigRequest, MmpCurrencyRequest } from "../api/MmpRequests.js"
+import type { ApiError } from "../domain/Errors.js"
+import { Mmp } from "../mmp/Mmp.js"
+import { MmpEnforcerLive } from "../mmp/MmpEnforcer.js"
+import type { MmpNotices } from "../mmp/MmpNotices.js"
 import { RfqActors, RfqActorsLive } from "../rfq/RfqActors.js"
+import type { Caller } from "../rfq/RfqRecord.js"
+import type { Json } from "../rfq/RfqView.js"
 import type { RfqStore } from "../rfq/RfqStore.js"
 import type { SecretBox } from "../security/SecretBox.js"
 import { type EngineEvent, Events } from "../services/Events.js"
@@ -15,6 +22,7 @@ import { Recovery, RecoveryLive } from "./Recovery.js"
 import { RfqCommands, RfqCommandsLive, type RfqCommandsService } from "./RfqCommands.js"
 import { RfqQueries, RfqQueriesLive, type RfqQueriesService } from "./RfqQueries.js"
 import { TradeCommands, TradeCommandsLive, type TradeCommandsService } from "./TradeCommands.js"
+import { TradeTape, TradeTapeLive, type TradeTapeService } from "./TradeTape.js"
 
 export interface EngineConfig {
   /** Time an RFQ stays open: expiresAt = createdAt + rfqTtlMs. */
@@ -26,12 +34,26 @@ export interface EngineConfig {
  * caller's role first. It is the union of the single-concern services below, flat, so a host
  * calls `engine.createRfq`, `engine.trade`, ... without knowing how the engine is cut.
  */
+/** Market-maker protection's endpoints (`mmp/Mmp.ts`): a maker desk's users only; viewers read. */
+export interface MmpEndpointsService {
+  readonly mmpConfig: (caller: Caller) => Effect.Effect<Array<Json>, ApiError>
+  readonly setMmpConfig: (caller: Caller, req: MmpConfigRequest) => Effect.Effect<Json, ApiError>
+  readonly deleteMmpConfig: (
+    caller: Caller,
+    req: MmpCurrencyRequest
+  ) => Effect.Effect<{ message: string }, ApiError>
+  readonly resetMmp: (caller: Caller, req: MmpCurrencyRequest) => Effect.Effect<Json, ApiError>
+  readonly mmpStatus: (caller: Caller) => Effect.Effect<Array<Json>, ApiError>
+}
+
 export interface EngineService
   extends RfqCommandsService,
     QuoteCommandsService,
     TradeCommandsService,
     RfqQueriesService,
-    AccountsService {
+    TradeTapeService,
+    AccountsService,
+    MmpEndpointsService {
   /** Engine events: subscribe in a scope. */
   readonly events: Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
   /** Live RFQs held in memory (open or settling). */
@@ -43,11 +65,18 @@ export class Engine extends Context.Tag("rfq/Engine")<Engine, EngineService>() {
 const makeEngine = Effect.gen(function* () {
   const actors = yield* RfqActors
   const hub = yield* Events
+  const mmp = yield* Mmp
   const engine: EngineService = {
+    mmpConfig: mmp.getConfig,
+    setMmpConfig: mmp.setConfig,
+    deleteMmpConfig: mmp.deleteConfig,
+    resetMmp: mmp.reset,
+    mmpStatus: mmp.status,
     ...(yield* RfqCommands),
     ...(yield* QuoteCommands),
     ...(yield* TradeCommands),
     ...(yield* RfqQueries),
+    ...(yield* TradeTape),
     ...(yield* Accounts),
     events: hub.subscribe,
     liveCount: () => actors.live.size
@@ -66,13 +95,16 @@ export const EngineLive = (
   const actors = RfqActorsLive
   const access = ActorAccessLive.pipe(Layer.provideMerge(actors))
   const recovered = RecoveryLive.pipe(Layer.provideMerge(access))
+  // A trip's cancellations go through the mailboxes, like any command (`mmp/MmpEnforcer.ts`).
+  const enforced = MmpEnforcerLive.pipe(Layer.provideMerge(recovered))
   const services = Layer.mergeAll(
     RfqCommandsLive(config),
     QuoteCommandsLive,
     TradeCommandsLive,
     RfqQueriesLive,
+    TradeTapeLive,
     AccountsLive
-  ).pipe(Layer.provideMerge(recovered))
+  ).pipe(Layer.provideMerge(enforced))
   // Recovery stays reachable: with several hosts, shards are adopted and released as they move.
   const recovery = Layer.effectContext(Effect.map(Recovery, (r) => Context.make(Recovery, r)))
   return Layer.merge(Layer.effect(Engine, makeEngine), recovery).pipe(Layer.provide(services))
@@ -87,4 +119,6 @@ export type EngineRequirements =
   | Events
   | Ownership
   | ActiveQuotes
+  | Mmp
+  | MmpNotices
   | Scope.Scope

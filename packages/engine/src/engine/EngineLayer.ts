@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Venues, type VenuesService } from "../services/Venues.js"
+import { mmpLayer } from "../mmp/MmpLayer.js"
 import { SimulatedPricing, type SimulatedPricingOptions } from "../pricing/SimulatedPricing.js"
 import { SecretBoxLive } from "../security/SecretBox.js"
 import { type Events, EventsLive } from "../services/Events.js"
@@ -94,9 +95,12 @@ export const engineServicesLayer = <EO = never, RO = never, EE = never, RE = nev
   // same layer, so the same connection: layers are built once per build).
   const accounts =
     shared === undefined ? SqlAccountStoreLive : SqlAccountStoreLive.pipe(Layer.provide(shared.events))
+  // Market-maker protection's notices ride on the same bus with several hosts.
+  const mmp = mmpLayer(shared?.events)
   return Layer.mergeAll(
     SqlRfqStoreLive,
     accounts,
+    mmp,
     venues,
     SecretBoxLive(options.encryptionKeys),
     shared?.events ?? EventsLive,

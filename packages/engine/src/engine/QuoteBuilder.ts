@@ -14,7 +14,7 @@ import { type VenueInstrument, Venues, type VenuesService } from "../services/Ve
 
 type QuoteFields = Pick<
   CreateQuoteRequest,
-  "amount" | "settlementOption" | "settlementCredentials" | "legs" | "hedge" | "label"
+  "amount" | "settlementOption" | "settlementCredentials" | "legs" | "hedge" | "label" | "validUntil"
 >
 
 /** The venue contract behind a leg's stored contract reference, with its rules. */
@@ -235,6 +235,7 @@ export const buildQuoteCandidate = (
       legs,
       hedge,
       status: "active",
+      validUntil: req.validUntil,
       createdAt: identity.createdAt,
       updatedAt: identity.now
     }

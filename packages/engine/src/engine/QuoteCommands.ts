@@ -7,6 +7,7 @@ import type {
 } from "../api/QuoteRequests.js"
 import { requireMaker, requireRole } from "../auth/Roles.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
+import { Mmp } from "../mmp/Mmp.js"
 import { type QuoteCandidate, quoteRejection } from "../rfq/QuoteRules.js"
 import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
@@ -28,7 +29,14 @@ export interface QuoteCommandsService {
     caller: Caller,
     req: UpdateQuoteRequest
   ) => Effect.Effect<
-    { direction: "buy" | "sell"; price: number; label?: string; rfqQuoteId: number; rfqId: number },
+    {
+      direction: "buy" | "sell"
+      price: number
+      label?: string
+      validUntil?: number
+      rfqQuoteId: number
+      rfqId: number
+    },
     ApiError
   >
   readonly deleteQuote: (
@@ -53,6 +61,7 @@ const make = Effect.gen(function* () {
   const actors = yield* RfqActors
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
+  const mmp = yield* Mmp
   const now = () => Clock.currentTimeMillis
 
   /** Puts the candidate quote on the RFQ (the caller holds its mailbox), its label reserved. */
@@ -60,6 +69,9 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const c = yield* candidate
       const q = c.quote
+      // A desk its protection froze in the RFQ's currency quotes nothing (from memory, inside the
+      // mailbox: a trip's cancellation pass comes through it after this put, see `mmp/MmpEnforcer.ts`).
+      yield* mmp.refuseIfFrozen(q.makerDeskId, actor.state.rfq.baseCurrency)
       const rejection = quoteRejection(actor.state, actor.value, c)
       // A label another quote holds is refused before any other rule. Only a quote the rules admit
       // takes its label, and it takes it before the commit yields, so no other RFQ can meanwhile.
@@ -137,31 +149,54 @@ const make = Effect.gen(function* () {
       return { id, rfqId: entry.rfqId }
     })
 
+  /** Fails with `mmp frozen` when `req` names a quote of the caller's desk on an RFQ whose currency is frozen. */
+  const frozenQuoteRefusal = (caller: Caller, req: UpdateQuoteRequest) =>
+    Effect.gen(function* () {
+      if (req.rfqQuoteId === undefined) return
+      const stored = yield* store.quote(req.rfqQuoteId)
+      if (Option.isNone(stored) || stored.value.makerDeskId !== caller.deskId) return
+      const holder = yield* actors.actorOf(stored.value.rfqId)
+      if (Option.isSome(holder)) yield* mmp.refuseIfFrozen(caller.deskId, holder.value.state.rfq.baseCurrency)
+    })
+
   const updateQuote = Effect.fnUntraced(function* (caller: Caller, req: UpdateQuoteRequest) {
     yield* requireRole(caller, "write")
     yield* requireMaker(caller)
-    const found = yield* findQuote(caller, req)
+    // An update of a quote its desk's protection cancelled says why: `mmp frozen`, not "not found".
+    const found = yield* findQuote(caller, req).pipe(Effect.tapError(() => frozenQuoteRefusal(caller, req)))
     return yield* access.visibleActor(caller, found.rfqId, (actor) =>
       Effect.gen(function* () {
         const current: QuoteRecord | undefined = actor.state.quotes[found.id]
         if (current === undefined)
           return yield* Effect.fail(apiError("recordNotFound", "the quote is no longer active"))
         const label = req.label ?? current.label
+        // An update without `validUntil` keeps the quote's (docs/api.md, "Quote expiry").
+        const validUntil = req.validUntil ?? current.validUntil
         const q = yield* putQuote(
           actor,
-          buildQuoteCandidate(caller, actor.state.rfq, label === undefined ? req : { ...req, label }, {
-            id: current.id,
-            direction: current.direction,
-            createdAt: current.createdAt,
-            now: yield* now()
-          })
+          buildQuoteCandidate(
+            caller,
+            actor.state.rfq,
+            {
+              ...req,
+              ...(label === undefined ? {} : { label }),
+              ...(validUntil === undefined ? {} : { validUntil })
+            },
+            {
+              id: current.id,
+              direction: current.direction,
+              createdAt: current.createdAt,
+              now: yield* now()
+            }
+          )
         )
         return {
           rfqQuoteId: q.id,
           rfqId: q.rfqId,
           ...(q.label === undefined ? {} : { label: q.label }),
           direction: q.direction,
-          price: Number(q.price)
+          price: Number(q.price),
+          ...(q.validUntil === undefined ? {} : { validUntil: q.validUntil })
         }
       })
     )
@@ -230,5 +265,5 @@ const make = Effect.gen(function* () {
 export const QuoteCommandsLive: Layer.Layer<
   QuoteCommands,
   never,
-  RfqStore | RfqActors | ActorAccess | ActiveQuotes
+  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Mmp
 > = Layer.effect(QuoteCommands, make)

@@ -25,8 +25,8 @@ export interface RecoveryService {
 /**
  * The engine's start, and every take-over of RFQs from another engine: live RFQs back into memory,
  * those that expired meanwhile expired at once (before anyone can read or quote them), their active
- * quotes indexed, the expiry timers of the open ones re-armed, and trades caught mid-settlement
- * reconciled with the venue by their idempotency keys. The start happens while the layer is built,
+ * quotes indexed, the expiry timers of the open ones (and of their quotes' `validUntil`) re-armed,
+ * and trades caught mid-settlement reconciled with the venue by their idempotency keys. The start happens while the layer is built,
  * so before any command runs. An engine that shares ownership (several hosts) restores nothing at
  * start: it adopts each shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`).
  */
@@ -56,8 +56,14 @@ const make = Effect.gen(function* () {
         if (ownership.shared) yield* actors.publish(catchUpEvents(actor))
         yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
-        if (actor.value === "open")
+        if (actor.value === "open") {
           yield* access.scheduleExpiry(actor.state.rfq.id, actor.state.rfq.expiresAt)
+          // Quote expiry (issue 16): each active quote's `validUntil` on the same timer.
+          for (const quote of Object.values(actor.state.quotes)) {
+            if (quote.validUntil !== undefined)
+              yield* access.scheduleExpiry(actor.state.rfq.id, quote.validUntil)
+          }
+        }
       }
       const settling = adopted.filter((a) => a.value === "settling")
       for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))

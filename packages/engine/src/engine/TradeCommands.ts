@@ -3,6 +3,7 @@ import { AccountStore } from "../accounts/AccountStore.js"
 import type { BulkBlockTradeRequest } from "../api/AccountRequests.js"
 import { requireRole } from "../auth/Roles.js"
 import { type ApiError, apiError } from "../domain/Errors.js"
+import { Mmp } from "../mmp/Mmp.js"
 import { acceptRejection } from "../rfq/QuoteRules.js"
 import { RfqActors } from "../rfq/RfqActors.js"
 import type { Caller } from "../rfq/RfqRecord.js"
@@ -42,6 +43,7 @@ const make = Effect.gen(function* () {
   const index = yield* ActiveQuotes
   const accounts = yield* AccountStore
   const venues = yield* Venues
+  const mmp = yield* Mmp
   const now = () => Clock.currentTimeMillis
 
   const trade = Effect.fnUntraced(function* (caller: Caller, rfqQuoteId: number) {
@@ -67,6 +69,7 @@ const make = Effect.gen(function* () {
               apiError("invalidRequest", `the RFQ is ${found.value.value}; it must be open`)
             )
           }
+          if (stored.value.status === "expired") return yield* Effect.fail(apiError("quoteExpired"))
         }
       }
       return yield* Effect.fail(missing())
@@ -80,17 +83,42 @@ const make = Effect.gen(function* () {
       Effect.gen(function* () {
         const at = yield* now()
         const rejected = acceptRejection(actor.state, actor.value, rfqQuoteId, caller, at)
-        if (rejected !== undefined) return yield* Effect.fail(rejected)
+        if (rejected !== undefined) {
+          // Expired at its `validUntil` by this very mailbox, just before this accept (issue 16).
+          const gone =
+            actor.value === "open" &&
+            actor.state.quotes[rfqQuoteId] === undefined &&
+            isTaker(actor.state.rfq, caller)
+          const expired = gone && Option.exists(yield* store.quote(rfqQuoteId), (q) => q.status === "expired")
+          return yield* Effect.fail(expired ? apiError("quoteExpired") : rejected)
+        }
         const quote = actor.state.quotes[rfqQuoteId]!
         const accountsCount = (actor.state.rfq.settlementAccounts[quote.settlementOption] ?? []).length
         const tradeId = yield* store.nextTradeId
         const allocationIds: Array<number> = []
         for (let i = 0; i < accountsCount; i++) allocationIds.push(yield* store.nextAllocationId)
         const planned = yield* planTrade(actor.state.rfq, quote, { tradeId, allocationIds, now: at })
-        yield* access.step(actor, { type: "ACCEPT", quoteId: rfqQuoteId, caller, now: at, trade: planned })
+        // The maker's protection decides the fill before any venue hears of it (`mmp/Mmp.ts`).
+        const baseCurrency = actor.state.rfq.baseCurrency
+        if ((yield* mmp.admitFill(actor.state.rfq, quote, tradeId, at)) === "Frozen") {
+          yield* access
+            .step(actor, { type: "QUOTE.CLOSE", quoteIds: [rfqQuoteId], status: "cancelled", now: at })
+            .pipe(Effect.ignore)
+          return yield* Effect.fail(
+            apiError(
+              "mmpFrozen",
+              `the maker's market-maker protection froze its ${baseCurrency} quotes; quote ${rfqQuoteId} was cancelled`
+            )
+          )
+        }
+        const unfilled = { makerDeskId: quote.makerDeskId, id: tradeId, filledAmount: "0" }
+        yield* access
+          .step(actor, { type: "ACCEPT", quoteId: rfqQuoteId, caller, now: at, trade: planned })
+          .pipe(Effect.onError(() => mmp.settleFill(unfilled, baseCurrency)))
         // Fresh keys (this command planned them): nothing to reconcile, straight to the venue.
         const settled = yield* settleTrade(actor.state.rfq, quote, planned, now, { reconcile: false })
         yield* access.step(actor, { type: "SETTLED", trade: settled, now: yield* now() })
+        yield* mmp.settleFill(settled, baseCurrency)
         if (settled.allocations.every((a) => a.status === "failed")) {
           return yield* Effect.fail(
             apiError(
@@ -122,5 +150,5 @@ const make = Effect.gen(function* () {
 export const TradeCommandsLive: Layer.Layer<
   TradeCommands,
   never,
-  RfqStore | RfqActors | ActorAccess | ActiveQuotes | AccountStore | Venues
+  RfqStore | RfqActors | ActorAccess | ActiveQuotes | AccountStore | Venues | Mmp
 > = Layer.effect(TradeCommands, make)

@@ -75,3 +75,18 @@ export const black76 = (input: Black76Input): number => {
     ? df * (f * normalCdf(d1) - k * normalCdf(d2))
     : df * (k * normalCdf(-d2) - f * normalCdf(-d1))
 }
+
+/**
+ * Black-76 forward delta: ∂premium/∂forward per unit of the underlying, N(d1) for a call and
+ * N(d1) − 1 for a put (undiscounted, like the premiums here). At or past expiry, or with no
+ * volatility, the intrinsic value's slope: 1 / −1 in the money, 0 out of it.
+ */
+export const black76Delta = (input: Omit<Black76Input, "discount">): number => {
+  const { forward: f, strike: k, years: t, volatility: v, type } = input
+  if (!(f > 0) || !(k > 0))
+    throw new RangeError(`black76Delta needs forward and strike > 0, got ${f} and ${k}`)
+  if (t <= 0 || v <= 0) return type === "call" ? (f > k ? 1 : 0) : f < k ? -1 : 0
+  const sd = v * Math.sqrt(t)
+  const d1 = (Math.log(f / k) + (sd * sd) / 2) / sd
+  return type === "call" ? normalCdf(d1) : normalCdf(d1) - 1
+}

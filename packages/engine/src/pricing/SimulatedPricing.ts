@@ -3,7 +3,16 @@ import { expiryTimestamp, type Instrument, parseInstrument } from "../domain/Ins
 import type { BaseCurrency } from "../domain/Primitives.js"
 import { Pricing, type PricingService } from "../services/Pricing.js"
 import type { VenueInstrument } from "../services/Venues.js"
-import { forwardPrice, indexAt, optionValueUsd, type Phases, phasesOf, yearsBetween } from "./Market.js"
+import { black76Delta } from "./Black76.js"
+import {
+  forwardPrice,
+  impliedVolatility,
+  indexAt,
+  optionValueUsd,
+  type Phases,
+  phasesOf,
+  yearsBetween
+} from "./Market.js"
 
 /**
  * Deterministic simulated marks (docs/pricing.md): a function of the seed and the Effect clock
@@ -62,6 +71,43 @@ export const markValue = (
   }
 }
 
+/**
+ * A contract's delta in its base currency per unit of its amount (see `PricingService.delta`):
+ * futures amounts are in USD, so one USD of a future is 1/F of the coin.
+ */
+export const deltaValue = (
+  contract: Instrument,
+  phases: Readonly<Record<BaseCurrency, Phases>>,
+  now: number
+): number => {
+  const base = contract.base
+  const index = indexAt(base, phases[base], now)
+  switch (contract.kind) {
+    case "perpetual":
+      return 1 / index
+    case "future":
+      return 1 / futureValue(base, index, now, expiryTimestamp(contract.expiry))
+    case "future_spread": {
+      const near = futureValue(base, index, now, expiryTimestamp(contract.near))
+      const far =
+        contract.far === "perpetual" ? index : futureValue(base, index, now, expiryTimestamp(contract.far))
+      return 1 / far - 1 / near
+    }
+    case "option": {
+      const years = yearsBetween(now, expiryTimestamp(contract.expiry))
+      const strike = BigDecimal.unsafeToNumber(contract.strike)
+      const forward = forwardPrice(base, index, years)
+      return black76Delta({
+        type: contract.optionType,
+        forward,
+        strike,
+        years,
+        volatility: impliedVolatility(base, forward, strike, years)
+      })
+    }
+  }
+}
+
 export const makeSimulatedPricing = (options: SimulatedPricingOptions = {}): PricingService => {
   const phases = phasesOf(options.seed ?? DEFAULT_PRICING_SEED)
   const parsed = new Map<string, Instrument>()
@@ -86,7 +132,11 @@ export const makeSimulatedPricing = (options: SimulatedPricingOptions = {}): Pri
         const priceCurrency =
           instrument.kind === "option" && instrument.quoteCurrency !== "USDC" ? "base" : "usd"
         return toDecimal(markValue(contractOf(instrument), priceCurrency, phases, now), MARK_DECIMALS)
-      })
+      }),
+    delta: (instrument) =>
+      Effect.map(Clock.currentTimeMillis, (now) =>
+        toDecimal(deltaValue(contractOf(instrument), phases, now), MARK_DECIMALS)
+      )
   }
 }
 

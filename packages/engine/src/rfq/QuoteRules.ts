@@ -5,6 +5,7 @@ import { type Direction, oppositeDirection } from "../domain/Primitives.js"
 import { amountRulesOf, tradeShapeOf } from "./AllocationRules.js"
 import { dec, decString } from "./Dec.js"
 import { isPastExpiry } from "./Expiry.js"
+import { isQuotePastValidUntil, validUntilRejection } from "./QuoteExpiry.js"
 import type { Caller, Dec, LegRecord, QuoteRecord, RfqState } from "./RfqRecord.js"
 import { allocationRejection } from "./SplitRules.js"
 import { canSee, isTaker } from "./Visibility.js"
@@ -107,6 +108,8 @@ const rejectionOf = (state: RfqState, status: string, c: QuoteCandidate): ApiErr
   if (isTaker(rfq, caller)) return apiError("cannotQuoteOwnRfq")
   const notOpen = openRejection(state, status, c.now)
   if (notOpen !== undefined) return notOpen
+  const validity = validUntilRejection(rfq, quote.validUntil, c.now)
+  if (validity !== undefined) return validity
   if (!rfq.settlementOptions.includes(quote.settlementOption)) {
     return apiError(
       "invalidRequest",
@@ -190,8 +193,11 @@ export const acceptRejection = (
   if (!isTaker(state.rfq, caller)) return apiError("recordNotFound")
   const notOpen = openRejection(state, status, now)
   if (notOpen !== undefined) return notOpen
-  if (state.quotes[quoteId] === undefined) {
+  const quote = state.quotes[quoteId]
+  if (quote === undefined) {
     return apiError("invalidRequest", `rfqQuoteId: quote ${quoteId} is not active`)
   }
+  // Past its validUntil but not yet expired by its timer (the same millisecond): refused all the same.
+  if (isQuotePastValidUntil(quote, now)) return apiError("quoteExpired")
   return undefined
 }

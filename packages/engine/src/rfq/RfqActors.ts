@@ -4,6 +4,7 @@ import { Ownership } from "../engine/Ownership.js"
 import { type EngineEvent, Events } from "../services/Events.js"
 import { waitSpan } from "../services/WaitProbe.js"
 import { isPastExpiry } from "./Expiry.js"
+import { hasDueQuote } from "./QuoteExpiry.js"
 import {
   type RfqEvent,
   type RfqSnapshot,
@@ -102,7 +103,10 @@ export interface RfqActorsService {
   readonly restoreLive: (which?: (rfqId: number) => boolean) => Effect.Effect<ReadonlyArray<RfqActor>>
   /** Forgets the actors of the RFQs `which` accepts (their ownership moved to another engine). */
   readonly forget: (which: (rfqId: number) => boolean) => number
-  /** Expires the RFQ first when its time has passed: the expiry wins over whatever came later. */
+  /**
+   * Expires the RFQ first when its time has passed, else its quotes past their `validUntil`: the
+   * expiry wins over whatever came later.
+   */
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
 }
@@ -226,9 +230,13 @@ const make = Effect.gen(function* () {
 
   const expireIfDue = (actor: RfqActor): Effect.Effect<void> =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      actor.value === "open" && isPastExpiry(actor.state, now)
-        ? Effect.asVoid(commit(actor, { type: "EXPIRE", now }))
-        : Effect.void
+      actor.value !== "open"
+        ? Effect.void
+        : isPastExpiry(actor.state, now)
+          ? Effect.asVoid(commit(actor, { type: "EXPIRE", now }))
+          : hasDueQuote(actor.state, now)
+            ? Effect.asVoid(commit(actor, { type: "QUOTE.EXPIRE", now }))
+            : Effect.void
     )
 
   const withActor = <A>(rfqId: number, body: (actor: RfqActor) => Effect.Effect<A, ApiError>) =>

@@ -3,6 +3,7 @@ import { type ActorScope, type SnapshotFrom, assign, createActor, setup, type tr
 import type { QuoteStatus } from "../domain/Primitives.js"
 import { dec } from "./Dec.js"
 import { isPastExpiry } from "./Expiry.js"
+import { dueQuotes } from "./QuoteExpiry.js"
 import { type QuoteCandidate, acceptRejection, quoteRejection } from "./QuoteRules.js"
 import type { Caller, QuoteRecord, RfqState, TradeRecord } from "./RfqRecord.js"
 
@@ -33,6 +34,8 @@ export type RfqEvent =
       readonly now: number
       readonly trade: TradeRecord
     }
+  /** The scheduler's (or the mailbox's) word that quotes may be past their `validUntil`. */
+  | { readonly type: "QUOTE.EXPIRE"; readonly now: number }
   | { readonly type: "SETTLED"; readonly trade: TradeRecord; readonly now: number }
   | { readonly type: "CANCEL"; readonly now: number }
   | { readonly type: "DELETE"; readonly now: number }
@@ -68,7 +71,9 @@ export const rfqMachine = setup({
     allSettled: ({ event }) =>
       event.type === "SETTLED" && event.trade.allocations.every((a) => a.status === "filled"),
     someSettled: ({ event }) => event.type === "SETTLED" && settledCount(event.trade) > 0,
-    due: ({ context, event }) => event.type === "EXPIRE" && isPastExpiry(context, event.now)
+    due: ({ context, event }) => event.type === "EXPIRE" && isPastExpiry(context, event.now),
+    quotesDue: ({ context, event }) =>
+      event.type === "QUOTE.EXPIRE" && dueQuotes(context.quotes, event.now).length > 0
   },
   actions: {
     // Effects for the interpreter. Their params say everything it needs; bodies are empty on purpose.
@@ -129,6 +134,28 @@ export const rfqMachine = setup({
               quotes: ({ context, event }) => {
                 const quotes = { ...context.quotes }
                 for (const id of event.quoteIds) delete quotes[id]
+                return quotes
+              }
+            })
+          ]
+        },
+        // Exactly once: a quote expired here leaves the active quotes, so no later event finds it due.
+        "QUOTE.EXPIRE": {
+          guard: "quotesDue",
+          actions: [
+            {
+              type: "quotesClosed",
+              params: ({ context, event }) => ({
+                closed: dueQuotes(context.quotes, event.now).map(
+                  (quote): ClosedQuote => ({ quote, status: "expired" })
+                ),
+                at: event.now
+              })
+            },
+            assign({
+              quotes: ({ context, event }) => {
+                const quotes = { ...context.quotes }
+                for (const quote of dueQuotes(context.quotes, event.now)) delete quotes[quote.id]
                 return quotes
               }
             })

@@ -119,6 +119,11 @@ export interface QuoteRecord {
   readonly legs: ReadonlyArray<QuoteLegRecord>
   readonly hedge?: QuoteHedgeRecord | undefined
   readonly status: QuoteStatus
+  /**
+   * Unix ms from which the quote no longer stands (issue 16): it turns `expired` then. Absent: the
+   * quote stands as long as its RFQ is open.
+   */
+  readonly validUntil?: number | undefined
   readonly createdAt: number
   readonly updatedAt: number
 }

@@ -32,6 +32,28 @@ export interface QuoteListFilter {
   readonly limit: number
 }
 
+/** A position on the public tape: its keyset is `(createdAt, id)`, newest first. */
+export interface TapePosition {
+  readonly createdAt: number
+  readonly id: number
+}
+
+export interface TapeFilter {
+  readonly baseCurrency?: string | undefined
+  readonly startTime?: number | undefined
+  readonly endTime?: number | undefined
+  /** Keyset position: trades strictly older than it. */
+  readonly after?: TapePosition | undefined
+  readonly limit: number
+}
+
+/** A trade that printed on the public tape, with its RFQ and the accepted quote (its leg prices). */
+export interface PrintedTrade {
+  readonly rfq: RfqRecord
+  readonly trade: TradeRecord
+  readonly quote: QuoteRecord
+}
+
 /**
  * A step refused by storage, nothing of it written, because its quote takes a label another active
  * quote of the desk holds: one on another RFQ, quoted at the same moment (on another host), past the
@@ -95,6 +117,12 @@ export interface RfqStoreService {
   /** One quote by id, any status. */
   readonly quote: (quoteId: number) => Effect.Effect<Option.Option<QuoteRecord>>
   readonly trades: (rfqId: number) => Effect.Effect<Option.Option<TradeRecord>>
+  /** A page of the public tape (issue 16): printed trades, newest first, and how many match. */
+  readonly publicTrades: (
+    filter: TapeFilter
+  ) => Effect.Effect<{ readonly total: number; readonly trades: ReadonlyArray<PrintedTrade> }>
+  /** Where a printed trade sits on the tape; none for any other id (a cursor must be a print). */
+  readonly publicTradeAt: (tradeId: number) => Effect.Effect<Option.Option<TapePosition>>
 }
 
 export class RfqStore extends Context.Tag("rfq/RfqStore")<RfqStore, RfqStoreService>() {}

@@ -42,11 +42,16 @@ export const productIdOf = (rfq: RfqRecord): number => {
 export const tradeDirectionFor = (trade: TradeRecord, rfq: RfqRecord, caller: Caller) =>
   isTaker(rfq, caller) ? oppositeDirection(trade.makerDirection) : trade.makerDirection
 
+/** `validUntil` of a quote element, when the maker set one (issue 16). */
+const validUntilOf = (q: QuoteRecord): Json =>
+  q.validUntil === undefined ? {} : { validUntil: q.validUntil }
+
 const quoteSummary = (q: QuoteRecord): Json => ({
   rfqQuoteId: q.id,
   price: decNumber(q.price),
   amount: decNumber(q.amount),
   makers: [q.makerId],
+  ...validUntilOf(q),
   createdAt: q.createdAt
 })
 
@@ -167,6 +172,7 @@ export const renderTakerQuote = (q: QuoteRecord): Json => ({
     amount: decNumber(l.amount)
   })),
   ...(q.hedge === undefined ? {} : { hedge: renderQuoteHedge(q.hedge) }),
+  ...validUntilOf(q),
   createdAt: q.createdAt
 })
 
@@ -197,6 +203,7 @@ export const renderMakerQuote = (q: QuoteRecord): Json => ({
     amount: decNumber(l.amount)
   })),
   ...(q.hedge === undefined ? {} : { hedge: renderQuoteHedge(q.hedge) }),
+  ...validUntilOf(q),
   createdAt: q.createdAt
 })
 

@@ -2,6 +2,7 @@ import type { EngineEvent } from "../services/Events.js"
 import { type RfqEffect, type RfqStateValue, publicStatus } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
 import type { RfqView } from "./RfqView.js"
+import { printsOnTape } from "./TradeTapeView.js"
 
 /** The RFQ as its actor holds it, in the shape the views render. */
 export const viewOf = (value: RfqStateValue, state: RfqState, extraQuotes?: RfqView["quotes"]): RfqView => {
@@ -25,6 +26,8 @@ export const eventsOf = (
   const view = viewOf(value, state)
   const out: Array<EngineEvent> = []
   let rfqChanged = false
+  let printed = false
+  let filled: RfqState["quotes"][number] | undefined
   for (const e of effects) {
     switch (e.type) {
       case "quoteStored": {
@@ -41,14 +44,25 @@ export const eventsOf = (
       case "quotesClosed": {
         const p = e.params as { closed: ReadonlyArray<{ quote: RfqState["quotes"][number]; status: string }> }
         for (const c of p.closed) {
+          const quote = { ...c.quote, status: c.status as "filled" }
+          if (c.status === "filled") filled = quote
           out.push({
             type: "quote",
-            event: c.status === "filled" ? "updated" : "deleted",
+            // A quote expired at its `validUntil` (the RFQ still open) is updated, not gone: its
+            // maker and the taker are told its new state (issue 16).
+            event:
+              c.status === "filled" || (c.status === "expired" && value === "open") ? "updated" : "deleted",
             seq,
             view,
-            quote: { ...c.quote, status: c.status as "filled" }
+            quote
           })
         }
+        break
+      }
+      case "tradeFinished": {
+        const p = e.params as { outcome: string }
+        printed = p.outcome !== "refused"
+        rfqChanged = true
         break
       }
       case "rfqDeleted":
@@ -59,5 +73,9 @@ export const eventsOf = (
     }
   }
   if (rfqChanged) out.push({ type: "rfq", event: "updated", seq, view })
+  // The public tape's print travels with the SETTLED step (over NATS too, under the step's id).
+  if (printed && filled !== undefined && view.trade !== undefined && printsOnTape(view.trade)) {
+    out.push({ type: "trade", event: "created", seq, view, quote: filled })
+  }
   return out
 }

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, PubSub, type Queue, type Scope } from "effect"
 import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
 import { type Json, type RfqView, renderMakerQuote, renderRfq, renderTakerQuote } from "../rfq/RfqView.js"
+import { renderPublicTrade } from "../rfq/TradeTapeView.js"
 import { canSee, isInvitedMaker, isOwnQuote, isTaker } from "../rfq/Visibility.js"
 
 /**
@@ -22,9 +23,24 @@ export type EngineEvent =
       readonly view: RfqView
       readonly quote: QuoteRecord
     }
+  | {
+      /** A trade that printed (issue 16): from the SETTLED step, with the accepted quote. */
+      readonly type: "trade"
+      readonly event: "created"
+      readonly seq: number
+      readonly view: RfqView
+      readonly quote: QuoteRecord
+    }
 
-/** The live channels of the contract. */
-export type Channel = "rfq.maker" | "rfq.taker" | "rfq_quote.maker" | "rfq_quote.taker"
+/** The live channels of the contract, and `trades`, the public block-trade tape (issue 16). */
+export type Channel =
+  | "rfq.maker"
+  | "rfq.taker"
+  | "rfq_quote.maker"
+  | "rfq_quote.taker"
+  | "trades"
+  /** Market-maker protection's trips and thaws (issue 16): `mmp/MmpChannel.ts#renderMmpNotice`, never RFQ steps. */
+  | "mmp.maker"
 
 /**
  * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there
@@ -33,6 +49,13 @@ export type Channel = "rfq.maker" | "rfq.taker" | "rfq_quote.maker" | "rfq_quote
  */
 export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller): Json | undefined => {
   const { rfq } = event.view
+  if (channel === "mmp.maker") return undefined
+  // The tape is public: every authenticated session hears every trade, in the tape's own shape.
+  if (channel === "trades") {
+    return event.type === "trade" && event.view.trade !== undefined
+      ? { event: event.event, ...renderPublicTrade(rfq, event.view.trade, event.quote) }
+      : undefined
+  }
   if (!canSee(rfq, caller)) return undefined
   switch (channel) {
     case "rfq.maker":

@@ -6,6 +6,8 @@ import { initialSchema } from "./migrations/0001_initial.js"
 import { rfqStoreSchema } from "./migrations/0002_rfq_store.js"
 import { bulkBlockTradeIdsSchema } from "./migrations/0003_bulk_block_trade_ids.js"
 import { idBlocksSchema } from "./migrations/0004_id_blocks.js"
+import { mmpSchema } from "./migrations/0005_mmp.js"
+import { quoteExpiryAndTapeSchema } from "./migrations/0006_quote_expiry_and_tape.js"
 import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
@@ -16,7 +18,9 @@ export const migrationScripts: Readonly<Record<string, string>> = {
   "0001_initial": initialSchema,
   "0002_rfq_store": rfqStoreSchema,
   "0003_bulk_block_trade_ids": bulkBlockTradeIdsSchema,
-  "0004_id_blocks": idBlocksSchema
+  "0004_id_blocks": idBlocksSchema,
+  "0005_mmp": mmpSchema,
+  "0006_quote_expiry_and_tape": quoteExpiryAndTapeSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"

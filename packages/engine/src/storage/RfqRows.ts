@@ -65,8 +65,8 @@ export const quoteDocument = `json_build_object(
   'id', q.id, 'rfqId', q.rfq_id, 'makerId', q.maker_id, 'makerDeskId', q.maker_desk_id,
   'makerUserId', q.maker_user_id, 'label', q.label, 'direction', q.direction, 'settlementOption', q.settlement_option,
   'settlementCredentials', q.settlement_credentials_id, 'quoteCurrency', q.quote_currency, 'amount', q.amount::text,
-  'price', q.price::text, 'legs', q.legs, 'hedge', q.hedge, 'status', q.status, 'createdAt', q.created_at,
-  'updatedAt', q.updated_at
+  'price', q.price::text, 'legs', q.legs, 'hedge', q.hedge, 'status', q.status, 'validUntil', q.valid_until,
+  'createdAt', q.created_at, 'updatedAt', q.updated_at
 )::text AS doc`
 
 /** `trades t JOIN quotes q ON q.id = t.quote_id` as a document, allocations in position order. */
@@ -237,6 +237,7 @@ export const readQuote = (text: unknown): QuoteRecord => {
     legs: list(d.legs, `${path}.legs`).map((u, i) => quoteLegOf(u, `${path}.legs[${i}]`)),
     ...optional("hedge", hedge),
     status: quoteStatus(d, "status", path),
+    ...optional("validUntil", optInt(d, "validUntil", path)),
     createdAt: int(d, "createdAt", path),
     updatedAt: int(d, "updatedAt", path)
   }

@@ -117,11 +117,12 @@ export const stepPayload = (value: RfqStateValue, effects: ReadonlyArray<StepEff
 export const makeStepWriter = (sql: SqlClient.SqlClient) => {
   const insertQuote = (q: QuoteRecord) =>
     sql`INSERT INTO quotes (id, rfq_id, maker_desk_id, maker_user_id, maker_id, label, direction, settlement_option,
-        settlement_credentials_id, quote_currency, amount, price, legs, hedge, status, created_at, updated_at)
+        settlement_credentials_id, quote_currency, amount, price, legs, hedge, status, valid_until, created_at,
+        updated_at)
       VALUES (${q.id}, ${q.rfqId}, ${q.makerDeskId}, ${q.makerUserId}, ${q.makerId}, ${q.label ?? null},
         ${q.direction}, ${q.settlementOption}, ${q.settlementCredentials}, ${q.quoteCurrency}, ${q.amount},
         ${q.price}, ${json(q.legs)}::jsonb, ${q.hedge === undefined ? null : json(q.hedge)}::jsonb, ${q.status},
-        ${q.createdAt}, ${q.updatedAt})
+        ${q.validUntil ?? null}, ${q.createdAt}, ${q.updatedAt})
       RETURNING id`
 
   const updateQuote = (q: QuoteRecord) =>
@@ -129,7 +130,7 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
         settlement_option = ${q.settlementOption}, settlement_credentials_id = ${q.settlementCredentials},
         quote_currency = ${q.quoteCurrency}, amount = ${q.amount}, price = ${q.price}, legs = ${json(q.legs)}::jsonb,
         hedge = ${q.hedge === undefined ? null : json(q.hedge)}::jsonb, status = ${q.status},
-        updated_at = ${q.updatedAt}, version = version + 1
+        valid_until = ${q.validUntil ?? null}, updated_at = ${q.updatedAt}, version = version + 1
       WHERE id = ${q.id} AND rfq_id = ${q.rfqId} AND status = 'active'
       RETURNING id`
 

@@ -222,7 +222,9 @@ export const makeSqlAccountStore: Effect.Effect<AccountStoreService, never, SqlC
       makers,
       makerOfDesk,
       counterparties,
-      claimNonce
+      claimNonce,
+      referenceDataChanged: changed,
+      forgetReferenceData: Effect.sync(forget)
     } satisfies AccountStoreService
   }
 )

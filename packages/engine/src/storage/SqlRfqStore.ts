@@ -25,6 +25,7 @@ import {
 } from "./RfqRows.js"
 import { makeIdBlocks } from "./IdBlocks.js"
 import { makeStepWriter } from "./RfqStepWriter.js"
+import { makeTradeTape } from "./SqlTradeTape.js"
 import { isLabelTaken, isRequestIdTaken } from "./SqlErrors.js"
 
 /**
@@ -298,7 +299,8 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       listQuotes,
       quotesOf,
       quote,
-      trades
+      trades,
+      ...makeTradeTape(sql)
     } satisfies RfqStoreService
   }
 )

@@ -229,9 +229,10 @@ describe("WebSocket params", () => {
     })
     assertBad(SubscribeParams, {
       name: "unknown",
-      input: { channels: ["trades"] },
+      input: { channels: ["trade"] },
       message: invalid,
-      reason: 'channels[0]: must be one of "rfq.maker", "rfq.taker", "rfq_quote.maker", "rfq_quote.taker"'
+      reason:
+        'channels[0]: must be one of "rfq.maker", "rfq.taker", "rfq_quote.maker", "rfq_quote.taker", "trades"'
     })
     assertBad(SubscribeParams, {
       name: "twice",

@@ -73,6 +73,51 @@ describe.each(testDatabases)("UserAccounts on $name", (db) => {
     )
 
     it.effect(
+      "users are listed by desk with roles, standing and client ids; a deactivated user stands for no client",
+      () =>
+        Effect.gen(function* () {
+          const accounts = yield* UserAccounts
+          const made = yield* provision
+          const viewer = yield* accounts.createUser(made.deskId, "viewer one", "viewer")
+          const second = yield* accounts.createClient(made.userId, hashSecret)
+          yield* accounts.deactivateClient(second.clientId)
+          const listed = yield* accounts.listUsers(made.deskId)
+          assert.deepStrictEqual(
+            listed.map((u) => ({ ...u, name: u.userId === viewer ? u.name : "-" })),
+            [
+              {
+                userId: made.userId,
+                name: "-",
+                desk: made.deskName,
+                roles: ["trader"],
+                active: true,
+                clients: [
+                  { clientId: made.clientId, active: true },
+                  { clientId: second.clientId, active: false }
+                ]
+              },
+              {
+                userId: viewer,
+                name: "viewer one",
+                desk: made.deskName,
+                roles: ["viewer"],
+                active: true,
+                clients: []
+              }
+            ]
+          )
+          assert.isTrue((yield* accounts.listUsers()).some((u) => u.userId === viewer))
+          assert.isTrue(yield* accounts.deactivateUser(made.userId))
+          assert.isFalse(yield* accounts.deactivateUser(made.userId + 1_000_000))
+          assert.deepStrictEqual(yield* accounts.accountStatus(made.userId, made.clientId, undefined), {
+            active: false,
+            familyRevoked: false
+          })
+          assert.isFalse((yield* accounts.listUsers(made.deskId))[0]!.active)
+        })
+    )
+
+    it.effect(
       "a refresh token rotates once; presenting it again revokes its family, successor included",
       () =>
         Effect.gen(function* () {

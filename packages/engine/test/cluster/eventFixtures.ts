@@ -58,7 +58,9 @@ const quoteArb = (rfqView: { rfq: RfqView["rfq"] }, id: number): fc.Arbitrary<Qu
       label: optionalLabel,
       direction: fc.constantFrom("buy" as const, "sell" as const),
       settlementOption: fc.constantFrom("DBT" as const, "BULL" as const),
-      status: fc.constantFrom("active" as const, "filled" as const, "cancelled" as const, "expired" as const)
+      status: fc.constantFrom("active" as const, "filled" as const, "cancelled" as const, "expired" as const),
+      // A quote's `validUntil` (issue 16): absent, `undefined`, or unix ms.
+      validUntil: fc.option(fc.integer({ min: 1, max: 2 ** 45 }), { nil: undefined })
     })
     .map(({ maker, ...over }) => quoteRecord(rfqView.rfq, maker, id, over))
 
@@ -113,7 +115,9 @@ export const eventsArb: fc.Arbitrary<Array<EngineEvent>> = fc
             fc.constantFrom("created" as const, "updated" as const, "deleted" as const),
             quoteArb(view, 7)
           )
-          .map(([event, quote]): EngineEvent => ({ type: "quote", event, seq, view, quote }))
+          .map(([event, quote]): EngineEvent => ({ type: "quote", event, seq, view, quote })),
+        // A print of the public tape (issue 16).
+        quoteArb(view, 7).map((quote): EngineEvent => ({ type: "trade", event: "created", seq, view, quote }))
       ),
       { minLength: 0, maxLength: 4 }
     )

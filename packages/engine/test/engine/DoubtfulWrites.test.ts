@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Scope, TestClock } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
+import { mmpLayer } from "../../src/mmp/MmpLayer.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
 import { SoleOwnership } from "../../src/engine/Ownership.js"
 import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
@@ -97,7 +98,8 @@ const faultyEngineLayer = (venueAccounts: ReadonlyArray<AccountRegistration>, fa
     SecretBoxLive(encryptionKeys),
     EventsLive,
     SoleOwnership,
-    ActiveQuotesInMemory
+    ActiveQuotesInMemory,
+    mmpLayer()
   )
   return EngineLive({ rfqTtlMs }).pipe(Layer.provideMerge(services))
 }

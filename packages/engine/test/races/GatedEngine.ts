@@ -1,5 +1,6 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import type * as fc from "fast-check"
+import { mmpLayer } from "../../src/mmp/MmpLayer.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
 import { SoleOwnership } from "../../src/engine/Ownership.js"
 import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
@@ -67,7 +68,8 @@ export const gatedEngineLayer = (venueAccounts: ReadonlyArray<AccountRegistratio
     SecretBoxLive(encryptionKeys),
     EventsLive,
     SoleOwnership,
-    ActiveQuotesInMemory
+    ActiveQuotesInMemory,
+    mmpLayer()
   )
   return EngineLive({ rfqTtlMs }).pipe(Layer.provideMerge(services))
 }

@@ -59,6 +59,8 @@ export class AccountStanding {
   private readonly entries: BoundedCache<string, Entry>
   /** Per user, when another host said it is inactive: its active entries read before are stale. */
   private readonly dropped: BoundedCache<number, number>
+  /** When every status was last forgotten (`forgetAll`), unix ms. */
+  private forgottenAt = Number.NEGATIVE_INFINITY
 
   constructor(
     private readonly accounts: Pick<UserAccountsService, "accountStatus" | "accountStatuses">,
@@ -87,6 +89,7 @@ export class AccountStanding {
     const text = statusKeyText(key)
     const current = this.entries.get(text, readAt)
     if (current !== undefined && current.readAt > readAt) return
+    if (readAt <= this.forgottenAt && refusalOf(status) === undefined) return
     this.entries.set(text, { status, readAt }, readAt + this.cacheMillis)
     if (
       this.onRefused !== undefined &&
@@ -103,9 +106,14 @@ export class AccountStanding {
     if (!status.active) this.dropped.set(key.userId, now, now + this.cacheMillis)
   }
 
-  /** Forgets every remembered status (refusals from other hosts may have been missed). */
-  forgetAll(): void {
+  /**
+   * Forgets every remembered status (refusals from other hosts may have been missed, or accounts
+   * were changed through this host's admin socket). A read that began before `now` may have seen
+   * the database before the change: what it finds active is answered but not remembered.
+   */
+  forgetAll(now: number): void {
     this.entries.clear()
+    this.forgottenAt = Math.max(this.forgottenAt, now)
   }
 
   /** The status of `key`: remembered, or read from the database (and remembered). */

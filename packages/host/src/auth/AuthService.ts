@@ -75,6 +75,11 @@ export interface AuthService {
    * and the access tokens of a family never outlive its last refresh token.
    */
   readonly purgeExpiredRefreshTokens: Effect.Effect<number>
+  /**
+   * Forgets every cached standing: accounts were changed through this host by other means (its
+   * admin socket), so the next use of any token, REST or WebSocket, reads the database.
+   */
+  readonly forgetStanding: Effect.Effect<void>
 }
 
 export class Auth extends Context.Tag("rfq/host/Auth")<Auth, AuthService>() {}
@@ -141,7 +146,8 @@ export const makeAuth = (
         if (notice._tag === "StandingRefused") {
           const { _tag, active, familyRevoked, ...key } = notice
           standing.heard(key, { active, familyRevoked }, Runtime.runSync(runtime)(Clock.currentTimeMillis))
-        } else if (notice._tag === "EverythingStale") standing.forgetAll()
+        } else if (notice._tag === "EverythingStale")
+          standing.forgetAll(Runtime.runSync(runtime)(Clock.currentTimeMillis))
       })
     }
 
@@ -224,7 +230,10 @@ export const makeAuth = (
       purgeExpiredRefreshTokens: Effect.flatMap(
         Clock.currentTimeMillis,
         accounts.deleteExpiredRefreshTokens
-      ).pipe(Effect.withSpan("Auth.purgeExpiredRefreshTokens"))
+      ).pipe(Effect.withSpan("Auth.purgeExpiredRefreshTokens")),
+      forgetStanding: Effect.clockWith((clock) =>
+        Effect.sync(() => standing.forgetAll(clock.unsafeCurrentTimeMillis()))
+      )
     } satisfies AuthService
   })
 

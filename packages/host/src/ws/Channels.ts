@@ -1,4 +1,13 @@
-import { BaseCurrency, type Caller, type Channel, type EngineEvent, renderEvent } from "@rfq/engine"
+import {
+  BaseCurrency,
+  type Caller,
+  type Channel,
+  type EngineEvent,
+  type MmpNotice,
+  noticeCurrency,
+  renderEvent,
+  renderMmpNotice
+} from "@rfq/engine"
 import { Schema } from "effect"
 
 /**
@@ -9,7 +18,11 @@ export const CHANNELS: ReadonlyArray<Channel> = [
   "rfq.maker",
   "rfq.taker",
   "rfq_quote.maker",
-  "rfq_quote.taker"
+  "rfq_quote.taker",
+  // The public block-trade tape (issue 16): every authenticated session may listen.
+  "trades",
+  // Market-maker protection (issue 16): the desk's own trips and thaws.
+  "mmp.maker"
 ]
 
 /** How many channels one connection may hold at once (every channel with every currency fits). */
@@ -55,16 +68,25 @@ export const ChannelsParams = Schema.Struct({
  * it (the engine's `renderEvent`), narrowed to the subscription's base currency.
  */
 export const renderForSubscription = (
-  event: EngineEvent,
+  event: LiveEvent,
   subscription: ChannelSubscription,
   caller: Caller,
   render: EventRenderer = renderEvent
 ): unknown => {
+  if (event.type === "mmp") {
+    if (subscription.channel !== "mmp.maker") return undefined
+    const currency = noticeCurrency(event)
+    if (subscription.baseCurrency !== undefined && currency !== subscription.baseCurrency) return undefined
+    return renderMmpNotice(event, caller)
+  }
   if (subscription.baseCurrency !== undefined && event.view.rfq.baseCurrency !== subscription.baseCurrency) {
     return undefined
   }
   return render(event, subscription.channel, caller)
 }
+
+/** What the hub fans out: the RFQs' committed steps, and market-maker protection's notices. */
+export type LiveEvent = EngineEvent | MmpNotice
 
 /**
  * The engine's `renderEvent`, or a stand-in in tests of the fan-out. What it answers may depend on

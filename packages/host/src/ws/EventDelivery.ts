@@ -1,5 +1,10 @@
-import type { Caller, EngineEvent } from "@rfq/engine"
-import { type ChannelSubscription, type EventRenderer, renderForSubscription } from "./Channels.js"
+import type { Caller } from "@rfq/engine"
+import {
+  type ChannelSubscription,
+  type EventRenderer,
+  type LiveEvent,
+  renderForSubscription
+} from "./Channels.js"
 import { NotificationFrame } from "./NotificationFrame.js"
 
 /** A session as the hub sees it: who it is now, what it listens to, and how to tell it. */
@@ -45,7 +50,7 @@ export class EventDelivery {
   private frame: NotificationFrame | undefined
 
   constructor(
-    private readonly event: EngineEvent,
+    private readonly event: LiveEvent,
     views: Iterable<View>,
     private readonly render: EventRenderer | undefined
   ) {

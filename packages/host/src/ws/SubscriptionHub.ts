@@ -1,6 +1,6 @@
-import type { Caller, EngineEvent } from "@rfq/engine"
+import type { Caller } from "@rfq/engine"
 import { Cause, Effect, Queue, type Scope } from "effect"
-import type { ChannelSubscription, EventRenderer } from "./Channels.js"
+import type { ChannelSubscription, EventRenderer, LiveEvent } from "./Channels.js"
 import { EventDelivery, type Subscriber, View } from "./EventDelivery.js"
 
 export type { Subscriber } from "./EventDelivery.js"
@@ -87,28 +87,31 @@ export class SubscriptionHub {
    * Delivers `event` to every subscriber it is for, at once; answers the failures (a bug per view
    * or per subscriber; the others still get the event).
    */
-  publish(event: EngineEvent): ReadonlyArray<unknown> {
+  publish(event: LiveEvent): ReadonlyArray<unknown> {
     const delivery = new EventDelivery(event, this.views.values(), this.render)
     while (!delivery.step(Number.MAX_SAFE_INTEGER));
     return delivery.failures
   }
 
   /** Delivers `event` a slice at a time, letting the event loop run in between. */
-  private deliver(event: EngineEvent): Effect.Effect<void> {
+  private deliver(event: LiveEvent): Effect.Effect<void> {
     return Effect.gen(this, function* () {
       const delivery = new EventDelivery(event, this.views.values(), this.render)
       while (!delivery.step(this.slice)) yield* yieldToEventLoop
       const { failures } = delivery
       if (failures.length > 0) {
         yield* Effect.logError("live event delivery failed", Cause.die(failures[0])).pipe(
-          Effect.annotateLogs({ failures: failures.length, rfqId: event.view.rfq.id })
+          Effect.annotateLogs({
+            failures: failures.length,
+            ...(event.type === "mmp" ? { deskId: event.deskId } : { rfqId: event.view.rfq.id })
+          })
         )
       }
     })
   }
 
   /** Feeds the hub from `events` (the engine's subscription) for the lifetime of the scope. */
-  run<E, R>(events: Effect.Effect<Queue.Dequeue<EngineEvent>, E, R | Scope.Scope>) {
+  run<E, R>(events: Effect.Effect<Queue.Dequeue<LiveEvent>, E, R | Scope.Scope>) {
     return Effect.gen(this, function* () {
       const queue = yield* events
       yield* Effect.forkScoped(

@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer"
-import { type Caller, Engine, Events } from "@rfq/engine"
+import { type Caller, Engine, Events, MmpNotices } from "@rfq/engine"
 import { Duration, Effect, FiberSet, Option, Runtime, Scope } from "effect"
 import uWS from "uWebSockets.js"
 import { Auth } from "../auth/AuthService.js"
@@ -83,6 +83,9 @@ export const attachWebSocket = (
 
     const hub = new SubscriptionHub()
     yield* hub.run((yield* Events).subscribe)
+    // Market-maker protection's trips and thaws (`mmp.maker`); an engine stand-in may have none.
+    const mmpNotices = yield* Effect.serviceOption(MmpNotices)
+    if (Option.isSome(mmpNotices)) yield* hub.run(mmpNotices.value.subscribe)
 
     const cancelQuotes = (caller: Caller) =>
       caller.makerId === undefined

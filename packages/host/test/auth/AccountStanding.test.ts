@@ -133,6 +133,23 @@ describe("AccountStanding", () => {
     assert.strictEqual(standing.cached(key, 8_000), undefined)
   })
 
+  it("after forgetAll, a read that began before it is answered but not remembered as standing", () => {
+    const standing = new AccountStanding(store, 5_000, 100)
+    const key = { userId: 1, clientId: "c" }
+    standing.remember(key, active, 1_000)
+    // The admin socket deactivated the client and made the host forget at 2_000; a read that began
+    // at 1_500 (it may have seen the row before the change) lands afterwards.
+    standing.forgetAll(2_000)
+    standing.remember(key, active, 1_500)
+    assert.strictEqual(standing.cached(key, 2_100), undefined)
+    // A refusal is kept whenever it was read; a read begun after the forget is kept too.
+    standing.remember(key, inactive, 1_500)
+    assert.deepStrictEqual(standing.cached(key, 2_100), inactive)
+    const other = { userId: 2 }
+    standing.remember(other, active, 2_001)
+    assert.deepStrictEqual(standing.cached(other, 2_100), active)
+  })
+
   it("keys differ by user, client and family", () => {
     const standing = new AccountStanding(store, 5_000, 100)
     standing.remember({ userId: 1, clientId: "c", family: "f" }, inactive, 0)

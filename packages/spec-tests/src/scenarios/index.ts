@@ -3,10 +3,12 @@ import { account } from "./Account.js"
 import { authentication } from "./Authentication.js"
 import { bulkBlockTrades } from "./BulkBlockTrades.js"
 import { docStatements } from "./DocStatements.js"
+import { expiryAndTape } from "./ExpiryAndTape.js"
 import { futures } from "./Futures.js"
 import { futuresRpc } from "./FuturesRpc.js"
 import { httpSurface } from "./Http.js"
 import { lists } from "./Lists.js"
+import { mmp } from "./Mmp.js"
 import { moneyRules } from "./MoneyRules.js"
 import { quotes } from "./Quotes.js"
 import { rfqs } from "./Rfqs.js"
@@ -29,5 +31,7 @@ export const portableGroups: ReadonlyArray<ScenarioGroup> = [
   splitSimulation,
   futures,
   futuresRpc,
+  expiryAndTape,
+  mmp,
   docStatements
 ]

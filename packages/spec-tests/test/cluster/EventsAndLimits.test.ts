@@ -152,6 +152,25 @@ describe("the admin command beside running hosts", () => {
     // At once, not after the cache's 5 s: the admin's notice reached every host.
     for (const w of hosts) assert.strictEqual((await w.api.get("/v1/exchange/maker", { token })).status, 401)
   }, 60_000)
+
+  it("a maker created with the admin command is listed by every host at once, caches and all", async () => {
+    const env = cluster.environment(0)
+    const makerId = `admin-made-${Date.now().toString(36)}`
+    const makerIds = async (w: World) => {
+      const answer = await w.api.get("/v1/exchange/maker", { token: w.token("taker") })
+      assert.strictEqual(answer.status, 200, answer.text)
+      return (answer.body as Array<{ makerId: string }>).map((m) => m.makerId)
+    }
+    // Every host has read (and cached) the maker list without it.
+    for (const w of hosts) assert.notInclude(await makerIds(w), makerId)
+    const desk = await runAdmin(env, ["desk", "create", makerId])
+    assert.strictEqual(desk.code, 0, desk.stderr)
+    const maker = await runAdmin(env, ["maker", "create", makerId, makerId])
+    assert.strictEqual(maker.code, 0, maker.stderr)
+    assert.strictEqual(maker.stderr, "")
+    // At once, not after the cache's 5 s: the admin's notice cleared the engine's reference data too.
+    for (const w of hosts) assert.include(await makerIds(w), makerId)
+  }, 60_000)
 })
 
 describe("limits across hosts", () => {

@@ -1,0 +1,46 @@
+import { concerns } from "../api/live.js"
+import { ErrorBox } from "../ui/ErrorBox.js"
+import { num, time } from "../ui/format.js"
+import { useAction, useConnection, useLive, useLoad } from "../ui/hooks.js"
+
+/**
+ * The desk's market-maker protection per base currency (`GET /v1/mmp/status`, channel `mmp.maker`):
+ * frozen or not, the fills in the current window, and a reset. Nothing when none is configured.
+ */
+export const MmpStatus = () => {
+  const connection = useConnection()
+  const status = useLoad(() => connection.call("v1/mmp/status", {}), "mmp-status")
+  const reset = useAction()
+  useLive((event) => concerns(event, ["mmp.maker", "rfq_quote.maker"]) && status.reload())
+  if (status.error === undefined && (status.data ?? []).length === 0) return null
+  return (
+    <div class="mmp">
+      <h3>Market-maker protection</h3>
+      <ErrorBox error={status.error} />
+      <ErrorBox error={reset.error} />
+      {(status.data ?? []).map((s) => (
+        <p key={s.baseCurrency} class={s.frozen ? "status failed" : ""}>
+          {s.baseCurrency}:{" "}
+          {s.frozen
+            ? `frozen${s.frozenUntil === undefined ? " until reset" : ` until ${time(s.frozenUntil)}`}`
+            : "active"}{" "}
+          · window: {num(s.window.amount)} traded, {s.window.trades} fills, delta {num(s.window.delta)}{" "}
+          {s.frozen && (
+            <button
+              type="button"
+              disabled={reset.busy}
+              onClick={() =>
+                reset.run(async () => {
+                  await connection.call("v1/mmp/reset", { baseCurrency: s.baseCurrency })
+                  status.reload()
+                })
+              }
+            >
+              Reset
+            </button>
+          )}
+        </p>
+      ))}
+    </div>
+  )
+}
