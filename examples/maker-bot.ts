@@ -9,28 +9,19 @@
  * Environment: RFQ_URL (http://127.0.0.1:8080), CLIENT_ID / CLIENT_SECRET (demo-maker-1),
  * SPREAD (0.001, in the structure's price), REQUOTE_SECONDS (10).
  */
-import { type EndpointOutput, type Notification, RfqClient, RfqError } from "@rfq/client"
-import WebSocket from "ws"
+import type { EndpointOutput, Notification } from "@rfq/client"
+import { clientFromEnv, describeError } from "./shared.js"
 
 type MakerRfq = EndpointOutput<"v1/rfq/get">
 
-const clientId = process.env.CLIENT_ID ?? "demo-maker-1"
-const client = new RfqClient({
-  baseUrl: process.env.RFQ_URL ?? "http://127.0.0.1:8080",
-  clientId,
-  clientSecret: process.env.CLIENT_SECRET ?? `${clientId}-secret`,
-  WebSocket
-})
+const { clientId, client } = clientFromEnv("demo-maker-1")
 const spread = Number(process.env.SPREAD ?? "0.001")
 const requoteMs = Number(process.env.REQUOTE_SECONDS ?? "10") * 1000
 const TICK = 0.0001
 
 const log = (...parts: ReadonlyArray<unknown>) => console.log(new Date().toISOString(), ...parts)
-const describe = (error: unknown) =>
-  error instanceof RfqError
-    ? `${error.status} ${error.message} ${error.reasons.join("; ")}`.trim()
-    : String(error)
-const onTick = (price: number) => Math.round(price / TICK) * TICK
+/** To the tick, without binary noise (`0.6728`, not `0.6728000000000001`, in the log and on the wire). */
+const onTick = (price: number) => Number((Math.round(price / TICK) * TICK).toFixed(4))
 
 /** RFQs being quoted, by id: the labels of this bot's quotes on it. */
 const quoted = new Map<number, ReadonlyArray<string>>()
@@ -73,7 +64,7 @@ const quote = async (rfq: MakerRfq): Promise<void> => {
         labels.push(label)
         break
       } catch (error) {
-        log(`${label} on ${settlementOption}: ${describe(error)}`)
+        log(`${label} on ${settlementOption}: ${describeError(error)}`)
       }
     }
   }
@@ -84,7 +75,7 @@ const quoteById = (rfqId: number) =>
   client
     .call("v1/rfq/get", { id: rfqId })
     .then(quote)
-    .catch((error: unknown) => log(`RFQ ${rfqId}: ${describe(error)}`))
+    .catch((error: unknown) => log(`RFQ ${rfqId}: ${describeError(error)}`))
 
 /** Every open RFQ the bot is invited on: at start, after a reconnect, and on each requote. */
 const quoteAllOpen = async () => {
@@ -103,12 +94,12 @@ const onRfq = (notification: Notification) => {
 await client.login()
 const session = client.session({ cancelOnDisconnect: true })
 session.onStatus((status) => log(`session ${status}`))
-session.onGap(() => void quoteAllOpen().catch((error: unknown) => log(`resync: ${describe(error)}`)))
+session.onGap(() => void quoteAllOpen().catch((error: unknown) => log(`resync: ${describeError(error)}`)))
 await session.subscribe(["rfq.maker"], onRfq)
 await quoteAllOpen()
 log(`${clientId} quoting with spread ${spread}; Ctrl-C to stop`)
 const requote = setInterval(
-  () => void quoteAllOpen().catch((error: unknown) => log(`requote: ${describe(error)}`)),
+  () => void quoteAllOpen().catch((error: unknown) => log(`requote: ${describeError(error)}`)),
   requoteMs
 )
 
@@ -121,7 +112,7 @@ const stop = async () => {
     const { cancelledCount } = await client.call("v1/quote/cancel-all", {})
     log(`cancelled ${cancelledCount} quotes`)
   } catch (error) {
-    log(`cancel-all: ${describe(error)}`)
+    log(`cancel-all: ${describeError(error)}`)
   }
   await session.close()
   client.logout()

@@ -9,16 +9,10 @@
  * Environment: RFQ_URL (http://127.0.0.1:8080), CLIENT_ID / CLIENT_SECRET (demo-taker),
  * WAIT_SECONDS (10), AMOUNT (100; each account's share must reach the venue's minimum block).
  */
-import { RfqClient, RfqError } from "@rfq/client"
-import WebSocket from "ws"
+import { RfqError } from "@rfq/client"
+import { clientFromEnv, describeError } from "./shared.js"
 
-const clientId = process.env.CLIENT_ID ?? "demo-taker"
-const client = new RfqClient({
-  baseUrl: process.env.RFQ_URL ?? "http://127.0.0.1:8080",
-  clientId,
-  clientSecret: process.env.CLIENT_SECRET ?? `${clientId}-secret`,
-  WebSocket
-})
+const { client } = clientFromEnv("demo-taker")
 const waitMs = Number(process.env.WAIT_SECONDS ?? "10") * 1000
 const amount = Number(process.env.AMOUNT ?? "100")
 
@@ -108,9 +102,8 @@ const main = async (): Promise<number> => {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(
-      error instanceof RfqError ? `${error.status} ${error.message} ${error.reasons.join("; ")}` : error
-    )
+    // A service error in its words; anything else with its stack.
+    console.error(error instanceof RfqError ? describeError(error) : error)
     process.exit(1)
   }
 )

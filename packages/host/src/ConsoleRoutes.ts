@@ -1,7 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { apiError } from "@rfq/engine"
 import { Effect } from "effect"
+import { errorResponse } from "./ErrorTable.js"
 import { type Route, type RouteResponse, route } from "./Router.js"
 
 /**
@@ -88,12 +90,8 @@ const notBuilt: RouteResponse = {
   headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" }
 }
 
-const notFound: RouteResponse = {
-  status: 404,
-  body: null,
-  text: "not found\n",
-  headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" }
-}
+/** The service's own 404 (`{code: 404, message: "not found"}`), as for any unknown path. */
+const notFound: RouteResponse = errorResponse(apiError("notFound"))
 
 /** The answer for the path segments after `/console` (empty: the page itself). */
 export const consoleAnswer = (

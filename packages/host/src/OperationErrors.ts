@@ -39,8 +39,24 @@ const notFoundKeys: Readonly<Record<string, ReadonlyArray<ErrorKey>>> = {
   "v1/quote/update": ["recordNotFound", "rfqNotFound", "credentialsNotFound"],
   "v1/quote/delete": ["recordNotFound", "rfqNotFound"],
   "v1/quote/cancel-all": ["rfqNotFound"],
-  "v1/trades/public": []
+  "v1/trades/public": [],
+  // Market-maker protection: only a delete or a reset names a currency that may have no config.
+  "v1/mmp/config": [],
+  "v1/mmp/config/set": [],
+  "v1/mmp/config/delete": ["recordNotFound"],
+  "v1/mmp/reset": ["recordNotFound"],
+  "v1/mmp/status": []
 }
+
+/** Operations whose 403 has a cause besides the caller's role (same message, `insufficient permissions`). */
+const forbiddenAlso: Readonly<Record<string, string>> = {
+  "v1/mmp/config/set": "or the caller's desk is not a maker desk (no market-maker protection)",
+  "v1/mmp/config/delete": "or the caller's desk is not a maker desk (no market-maker protection)",
+  "v1/mmp/reset": "or the caller's desk is not a maker desk (no market-maker protection)"
+}
+
+/** The JSON-RPC names with their own list of 404 messages (the documents' test checks it covers every operation). */
+export const operationsWithNotFoundList: ReadonlyArray<string> = Object.keys(notFoundKeys)
 
 const messagesOf = (keys: ReadonlyArray<ErrorKey>): string =>
   keys.map((key) => `\`${catalog[key].message}\``).join(", ")
@@ -97,7 +113,13 @@ export const operationErrors = (endpoint: Endpoint, takesInput: boolean): Array<
           }
         ]
       : []),
-    ...bearerErrors,
+    bearerErrors[0]!,
+    forbiddenAlso[endpoint.rpc] === undefined
+      ? bearerErrors[1]!
+      : {
+          status: 403,
+          description: `The caller's role does not allow it, ${forbiddenAlso[endpoint.rpc]}: ${messagesOf(["insufficientPermissions"])}.`
+        },
     ...(notFound === undefined
       ? [{ status: 404, description: "Not found (a 404 of the catalog, docs/api.md)." }]
       : notFound.length === 0

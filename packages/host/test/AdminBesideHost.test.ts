@@ -249,12 +249,18 @@ describe("npm run admin while the host runs (embedded)", () => {
       ok: false,
       error: 'expected one JSON object per line: {"args": ["desk", "list"]}'
     })
+    // A line the admin ends its side without finishing: answered, not run, not silently dropped.
+    expect(JSON.parse(await rawExchange('{"args":["desk","create","half"]}'))).toEqual({
+      ok: false,
+      error: "the request line must end with a newline; nothing was run"
+    })
     expect(JSON.parse(await rawExchange(Buffer.alloc(70_000, "a")))).toEqual({
       ok: false,
       error: "a request line is at most 65536 bytes"
     })
     const listed = (await admin("desk", "list")).stdout
     expect(listed).not.toContain("evil")
+    expect(listed).not.toContain("half")
     expect(listed).not.toContain("a\u0000b")
     expect(listed).toContain("مكتب 🚀")
   }, 120_000)

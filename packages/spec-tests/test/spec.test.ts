@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe } from "vitest"
 import { forgedTokens } from "../src/hosted/ForgedTokens.js"
 import type { HostedContext } from "../src/hosted/HostControl.js"
 import { expiryTapeRestart } from "../src/hosted/ExpiryTapeRestart.js"
+import { mmpRestart } from "../src/hosted/MmpRestart.js"
 import { restart } from "../src/hosted/Restart.js"
 import { restartStatements } from "../src/hosted/RestartStatements.js"
 import { portableGroups } from "../src/scenarios/index.js"
@@ -46,7 +47,7 @@ for (const target of targets) {
     register(portableGroups, () => world, target.backend === undefined ? URL_SCENARIO_TIMEOUT_MS : undefined)
     if (target.backend !== undefined) {
       register<HostedContext>(
-        [forgedTokens, restart, restartStatements, expiryTapeRestart],
+        [forgedTokens, restart, restartStatements, expiryTapeRestart, mmpRestart],
         () => ({ world, host: host! }),
         HOST_START_TIMEOUT_MS
       )

@@ -1,44 +1,63 @@
-import type { EndpointInput } from "@rfq/engine/api"
+import type { EndpointInput, EndpointOutput } from "@rfq/engine/api"
 import { useState } from "preact/hooks"
-import { concerns } from "../api/live.js"
+import { quoteColumns } from "../maker/QuoteColumns.js"
 import { ErrorBox } from "../ui/ErrorBox.js"
-import { dateTime, num, side } from "../ui/format.js"
-import { useConnection, useLive, useLoad } from "../ui/hooks.js"
+import { ShortField } from "../ui/Fields.js"
+import { dateTime, num } from "../ui/format.js"
+import { useConnection, useLiveLoad } from "../ui/hooks.js"
+import { type Column, ListTable, statusColumn } from "../ui/ListTable.js"
+import { Pager, usePages } from "../ui/Pager.js"
 import { Tape } from "./Tape.js"
 
 const STATUSES = ["open", "traded", "filled", "filledPartial", "cancelled", "expired"] as const
 
-/** Page through with the service's cursor: the list of cursors that led here, to go back. */
-const usePages = () => {
-  const [cursors, setCursors] = useState<ReadonlyArray<number>>([0])
-  return {
-    cursor: cursors[cursors.length - 1] ?? 0,
-    page: cursors.length,
-    next: (cursor: number) => setCursors((c) => [...c, cursor]),
-    back: () => setCursors((c) => (c.length > 1 ? c.slice(0, -1) : c)),
-    reset: () => setCursors([0])
-  }
-}
+type RfqListItem = EndpointOutput<"v1/rfq/list">["results"][number]
 
-const Pager = (props: {
-  readonly page: number
-  readonly next: number | undefined
-  readonly onNext: () => void
-  readonly onBack: () => void
-  readonly total: number | undefined
+const rfqColumns: ReadonlyArray<Column<RfqListItem>> = [
+  { head: "RFQ", cell: (r) => <>#{r.rfqId}</> },
+  { head: "role", cell: (r) => r.role },
+  { head: "structure", cell: (r) => r.description },
+  {
+    head: "amount",
+    cell: (r) => (
+      <>
+        {num(r.amount)} {r.baseCurrency}
+      </>
+    )
+  },
+  statusColumn(),
+  {
+    head: "trade",
+    cell: (r) =>
+      r.tradeId === undefined
+        ? ""
+        : `${r.tradeDirection} ${num(r.filledAmount)}/${num(r.tradeAmount)} @ ${num(r.tradePrice)}`
+  },
+  { head: "created", cell: (r) => dateTime(r.createdAt) }
+]
+
+/** A filter by one value among `values`; "" (shown as `none`) filters nothing. */
+const SelectFilter = (props: {
+  readonly label: string
+  readonly name: string
+  readonly none: string
+  readonly values: ReadonlyArray<string>
+  readonly value: string
+  readonly onChange: (value: string) => void
 }) => (
-  <div class="row pager">
-    <button type="button" disabled={props.page <= 1} onClick={props.onBack}>
-      Previous
-    </button>
-    <span>
-      page {props.page}
-      {props.total === undefined ? "" : ` · ${props.total} in all`}
-    </span>
-    <button type="button" disabled={props.next === undefined || props.next === 0} onClick={props.onNext}>
-      Next
-    </button>
-  </div>
+  <label>
+    {props.label}{" "}
+    <select
+      aria-label={props.name}
+      value={props.value}
+      onChange={(e) => props.onChange(e.currentTarget.value)}
+    >
+      <option value="">{props.none}</option>
+      {props.values.map((value) => (
+        <option key={value}>{value}</option>
+      ))}
+    </select>
+  </label>
 )
 
 /** Every RFQ the user may see, with the service's filters (role, status, base currency). */
@@ -53,11 +72,11 @@ const RfqList = () => {
   if (statuses.length > 0) query["status"] = statuses.join(",")
   if (base !== "") query["baseCurrency"] = base
   if (pages.cursor !== 0) query["cursor"] = pages.cursor
-  const list = useLoad(
+  const list = useLiveLoad(
     () => connection.call("v1/rfq/list", query as EndpointInput<"v1/rfq/list">),
-    JSON.stringify(query)
+    JSON.stringify(query),
+    ["rfq.taker", "rfq.maker"]
   )
-  useLive((event) => concerns(event, ["rfq.taker", "rfq.maker"]) && list.reload())
   const filter = (apply: () => void) => {
     apply()
     pages.reset()
@@ -66,30 +85,22 @@ const RfqList = () => {
     <section class="panel">
       <h2>RFQs</h2>
       <div class="row filters">
-        <label>
-          Role{" "}
-          <select
-            aria-label="role filter"
-            value={role}
-            onChange={(e) => filter(() => setRole(e.currentTarget.value))}
-          >
-            <option value="">both</option>
-            <option value="taker">taker</option>
-            <option value="maker">maker</option>
-          </select>
-        </label>
-        <label>
-          Base{" "}
-          <select
-            aria-label="base currency filter"
-            value={base}
-            onChange={(e) => filter(() => setBase(e.currentTarget.value))}
-          >
-            <option value="">any</option>
-            <option>BTC</option>
-            <option>ETH</option>
-          </select>
-        </label>
+        <SelectFilter
+          label="Role"
+          name="role filter"
+          none="both"
+          values={["taker", "maker"]}
+          value={role}
+          onChange={(value) => filter(() => setRole(value))}
+        />
+        <SelectFilter
+          label="Base"
+          name="base currency filter"
+          none="any"
+          values={["BTC", "ETH"]}
+          value={base}
+          onChange={(value) => filter(() => setBase(value))}
+        />
         <span>Status:</span>
         {STATUSES.map((s) => (
           <label key={s}>
@@ -106,38 +117,12 @@ const RfqList = () => {
         ))}
       </div>
       <ErrorBox error={list.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>RFQ</th>
-            <th>role</th>
-            <th>structure</th>
-            <th>amount</th>
-            <th>status</th>
-            <th>trade</th>
-            <th>created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data?.results ?? []).map((r) => (
-            <tr key={r.rfqId} data-rfq={r.rfqId}>
-              <td>#{r.rfqId}</td>
-              <td>{r.role}</td>
-              <td>{r.description}</td>
-              <td>
-                {num(r.amount)} {r.baseCurrency}
-              </td>
-              <td class={`status ${r.status}`}>{r.status}</td>
-              <td>
-                {r.tradeId === undefined
-                  ? ""
-                  : `${r.tradeDirection} ${num(r.filledAmount)}/${num(r.tradeAmount)} @ ${num(r.tradePrice)}`}
-              </td>
-              <td>{dateTime(r.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ListTable
+        columns={rfqColumns}
+        rows={list.data?.results}
+        rowKey={(r) => r.rfqId}
+        rowAttributes={(r) => ({ "data-rfq": r.rfqId })}
+      />
       <Pager
         page={pages.page}
         next={list.data?.cursor}
@@ -149,6 +134,8 @@ const RfqList = () => {
   )
 }
 
+const quoteListColumns = quoteColumns({ head: "created", format: dateTime })
+
 /** The desk's quotes as a maker (`GET /v1/rfq/quotes`), optionally of one RFQ. */
 const QuoteList = () => {
   const connection = useConnection()
@@ -157,62 +144,27 @@ const QuoteList = () => {
   const query: Record<string, unknown> = { limit: 20 }
   if (rfqId.trim() !== "") query["rfqId"] = rfqId.trim()
   if (pages.cursor !== 0) query["cursor"] = pages.cursor
-  const list = useLoad(
+  const list = useLiveLoad(
     () => connection.call("v1/quote/list", query as EndpointInput<"v1/quote/list">),
-    JSON.stringify(query)
+    JSON.stringify(query),
+    ["rfq_quote.maker"]
   )
-  useLive((event) => concerns(event, ["rfq_quote.maker"]) && list.reload())
   return (
     <section class="panel">
       <h2>My quotes</h2>
       <div class="row filters">
-        <label>
-          RFQ id{" "}
-          <input
-            aria-label="quote rfq filter"
-            class="short"
-            value={rfqId}
-            onInput={(e) => {
-              setRfqId(e.currentTarget.value)
-              pages.reset()
-            }}
-          />
-        </label>
+        <ShortField
+          label="RFQ id"
+          name="quote rfq filter"
+          value={rfqId}
+          onInput={(value) => {
+            setRfqId(value)
+            pages.reset()
+          }}
+        />
       </div>
       <ErrorBox error={list.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>quote</th>
-            <th>RFQ</th>
-            <th>side</th>
-            <th>price</th>
-            <th>amount</th>
-            <th>venue</th>
-            <th>status</th>
-            <th>created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(list.data?.results ?? []).map((q) => (
-            <tr key={q.rfqQuoteId}>
-              <td>
-                #{q.rfqQuoteId}
-                {q.label === undefined ? "" : ` (${q.label})`}
-              </td>
-              <td>#{q.rfqId}</td>
-              <td>{side(q.direction)}</td>
-              <td>
-                {num(q.price)} {q.quoteCurrency}
-              </td>
-              <td>{num(q.amount)}</td>
-              <td>{q.settlementOption}</td>
-              <td class={`status ${q.status}`}>{q.status}</td>
-              <td>{dateTime(q.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ListTable columns={quoteListColumns} rows={list.data?.results} rowKey={(q) => q.rfqQuoteId} />
       <Pager
         page={pages.page}
         next={list.data?.cursor}

@@ -1,12 +1,30 @@
+import type { EndpointOutput } from "@rfq/engine/api"
 import { useState } from "preact/hooks"
-import { concerns } from "../api/live.js"
 import { ErrorBox } from "../ui/ErrorBox.js"
 import { num, time } from "../ui/format.js"
-import { useConnection, useLive, useLoad } from "../ui/hooks.js"
+import { useConnection, useLiveLoad } from "../ui/hooks.js"
+import { type Column, ListTable, selectableRow } from "../ui/ListTable.js"
 import { MmpStatus } from "./MmpStatus.js"
 import { MyQuotes } from "./MyQuotes.js"
 import type { MakerQuote } from "./QuoteDraft.js"
 import { QuoteEditor } from "./QuoteEditor.js"
+
+type Invite = EndpointOutput<"v1/rfq/list">["results"][number]
+
+const inviteColumns: ReadonlyArray<Column<Invite>> = [
+  { head: "RFQ", cell: (rfq) => <>#{rfq.rfqId}</> },
+  { head: "structure", cell: (rfq) => rfq.description },
+  {
+    head: "amount",
+    cell: (rfq) => (
+      <>
+        {num(rfq.amount)} {rfq.baseCurrency}
+      </>
+    )
+  },
+  { head: "mark", cell: (rfq) => num(rfq.markPrice) },
+  { head: "expires", cell: (rfq) => time(rfq.expiresAt) }
+]
 
 /** Open RFQs the desk is invited on, live over `rfq.maker`. */
 const IncomingRfqs = (props: {
@@ -14,47 +32,25 @@ const IncomingRfqs = (props: {
   readonly onSelect: (rfqId: number) => void
 }) => {
   const connection = useConnection()
-  const rfqs = useLoad(
+  const rfqs = useLiveLoad(
     () => connection.call("v1/rfq/list", { role: "maker", status: "open", limit: 50 }),
-    "incoming"
+    "incoming",
+    ["rfq.maker"]
   )
-  useLive((event) => concerns(event, ["rfq.maker"]) && rfqs.reload())
   return (
     <div class="incoming">
       <h3>Incoming RFQs</h3>
       <ErrorBox error={rfqs.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>RFQ</th>
-            <th>structure</th>
-            <th>amount</th>
-            <th>mark</th>
-            <th>expires</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(rfqs.data?.results ?? []).map((rfq) => (
-            <tr
-              key={rfq.rfqId}
-              data-rfq={rfq.rfqId}
-              class={rfq.rfqId === props.selected ? "selected clickable" : "clickable"}
-              onClick={() => props.onSelect(rfq.rfqId)}
-            >
-              <td>#{rfq.rfqId}</td>
-              <td>{rfq.description}</td>
-              <td>
-                {num(rfq.amount)} {rfq.baseCurrency}
-              </td>
-              <td>{num(rfq.markPrice)}</td>
-              <td>{time(rfq.expiresAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {rfqs.data !== undefined && rfqs.data.results.length === 0 && (
-        <p class="hint">No open RFQ invites you yet; they appear here as takers send them.</p>
-      )}
+      <ListTable
+        columns={inviteColumns}
+        rows={rfqs.data?.results}
+        rowKey={(rfq) => rfq.rfqId}
+        rowAttributes={(rfq) => ({
+          "data-rfq": rfq.rfqId,
+          ...selectableRow(rfq.rfqId === props.selected, () => props.onSelect(rfq.rfqId))
+        })}
+        empty="No open RFQ invites you yet; they appear here as takers send them."
+      />
     </div>
   )
 }
@@ -66,8 +62,12 @@ const MakerRfqPanel = (props: {
   readonly onDone: () => void
 }) => {
   const connection = useConnection()
-  const rfq = useLoad(() => connection.call("v1/rfq/get", { id: props.rfqId }), `maker-rfq-${props.rfqId}`)
-  useLive((event) => concerns(event, ["rfq.maker"], props.rfqId) && rfq.reload())
+  const rfq = useLiveLoad(
+    () => connection.call("v1/rfq/get", { id: props.rfqId }),
+    `maker-rfq-${props.rfqId}`,
+    ["rfq.maker"],
+    props.rfqId
+  )
   const r = rfq.data
   return (
     <div class="maker-rfq" data-rfq={props.rfqId}>

@@ -1,7 +1,6 @@
-import { concerns } from "../api/live.js"
 import { ErrorBox } from "../ui/ErrorBox.js"
 import { num, time } from "../ui/format.js"
-import { useAction, useConnection, useLive, useLoad } from "../ui/hooks.js"
+import { useAction, useConnection, useLiveLoad } from "../ui/hooks.js"
 
 /**
  * The desk's market-maker protection per base currency (`GET /v1/mmp/status`, channel `mmp.maker`):
@@ -9,9 +8,11 @@ import { useAction, useConnection, useLive, useLoad } from "../ui/hooks.js"
  */
 export const MmpStatus = () => {
   const connection = useConnection()
-  const status = useLoad(() => connection.call("v1/mmp/status", {}), "mmp-status")
+  const status = useLiveLoad(() => connection.call("v1/mmp/status", {}), "mmp-status", [
+    "mmp.maker",
+    "rfq_quote.maker"
+  ])
   const reset = useAction()
-  useLive((event) => concerns(event, ["mmp.maker", "rfq_quote.maker"]) && status.reload())
   if (status.error === undefined && (status.data ?? []).length === 0) return null
   return (
     <div class="mmp">

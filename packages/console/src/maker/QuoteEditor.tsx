@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks"
 import { numeric } from "../taker/RfqDraft.js"
 import { ErrorBox } from "../ui/ErrorBox.js"
+import { IssueList, ShortField, ShortInput } from "../ui/Fields.js"
 import { num } from "../ui/format.js"
 import { useAction, useConnection } from "../ui/hooks.js"
 import {
@@ -88,49 +89,37 @@ export const QuoteEditor = ({ rfq, quote, onDone }: Props) => {
             ))}
           </select>
         </label>
-        <label>
-          Amount{" "}
-          <input
-            aria-label="quote amount"
-            class="short"
-            value={draft.amount}
-            onInput={(e) => change({ amount: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Label{" "}
-          <input
-            aria-label="quote label"
-            class="short"
-            value={draft.label}
-            onInput={(e) => change({ label: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          Valid for{" "}
-          <input
-            aria-label="quote valid for seconds"
-            class="short"
-            placeholder="until RFQ ends"
-            value={draft.validFor}
-            onInput={(e) => change({ validFor: e.currentTarget.value })}
-          />{" "}
-          s
-        </label>
+        <ShortField
+          label="Amount"
+          name="quote amount"
+          value={draft.amount}
+          onInput={(amount) => change({ amount })}
+        />
+        <ShortField
+          label="Label"
+          name="quote label"
+          value={draft.label}
+          onInput={(label) => change({ label })}
+        />
+        <ShortField
+          label="Valid for"
+          name="quote valid for seconds"
+          placeholder="until RFQ ends"
+          value={draft.validFor}
+          onInput={(validFor) => change({ validFor })}
+          suffix="s"
+        />
       </div>
       <fieldset>
         <legend>Leg-price helper</legend>
         <div class="row">
-          <label>
-            Structure price{" "}
-            <input
-              aria-label="structure price"
-              class="short"
-              placeholder={`mark ${num(rfq.markPrice)}`}
-              value={draft.structurePrice}
-              onInput={(e) => change({ structurePrice: e.currentTarget.value })}
-            />
-          </label>
+          <ShortField
+            label="Structure price"
+            name="structure price"
+            placeholder={`mark ${num(rfq.markPrice)}`}
+            value={draft.structurePrice}
+            onInput={(structurePrice) => change({ structurePrice })}
+          />
           <button type="button" onClick={() => change({ structurePrice: String(rfq.markPrice) })}>
             Use mark
           </button>
@@ -163,12 +152,11 @@ export const QuoteEditor = ({ rfq, quote, onDone }: Props) => {
               </td>
               <td>{num(l.ratio)}</td>
               <td>
-                <input
-                  aria-label={`price ${l.instrumentName}`}
-                  class="short"
+                <ShortInput
+                  name={`price ${l.instrumentName}`}
                   value={draft.legPrices[l.instrumentName] ?? ""}
-                  onInput={(e) =>
-                    change({ legPrices: { ...draft.legPrices, [l.instrumentName]: e.currentTarget.value } })
+                  onInput={(price) =>
+                    change({ legPrices: { ...draft.legPrices, [l.instrumentName]: price } })
                   }
                 />
               </td>
@@ -181,11 +169,10 @@ export const QuoteEditor = ({ rfq, quote, onDone }: Props) => {
               </td>
               <td />
               <td>
-                <input
-                  aria-label="hedge price"
-                  class="short"
+                <ShortInput
+                  name="hedge price"
                   value={draft.hedgePrice}
-                  onInput={(e) => change({ hedgePrice: e.currentTarget.value })}
+                  onInput={(hedgePrice) => change({ hedgePrice })}
                 />
               </td>
             </tr>
@@ -193,13 +180,7 @@ export const QuoteEditor = ({ rfq, quote, onDone }: Props) => {
         </tbody>
       </table>
       {!pricesTyped && <p class="hint">Enter a price per leg, or let the leg-price helper fill them in.</p>}
-      {pricesTyped && issues.length > 0 && (
-        <ul class="issues" aria-label="quote problems">
-          {issues.map((issue) => (
-            <li key={issue}>{issue}</li>
-          ))}
-        </ul>
-      )}
+      {pricesTyped && issues.length > 0 && <IssueList name="quote problems" issues={issues} />}
       <ErrorBox error={send.error} />
       <div class="row">
         <button type="submit" class="primary" disabled={send.busy || issues.length > 0}>

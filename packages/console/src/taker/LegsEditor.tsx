@@ -1,3 +1,5 @@
+import { ShortField, ShortInput } from "../ui/Fields.js"
+import { draftRows, RemoveRow } from "./DraftRows.js"
 import type { Listing } from "./Instruments.js"
 import { listingLabel } from "./Instruments.js"
 import { type Direction, type HedgeDraft, type LegDraft, newKey } from "./RfqDraft.js"
@@ -40,8 +42,7 @@ const DirectionSelect = (props: {
 
 /** The legs of the structure: direction, instrument (from the venues' listing) and ratio. */
 export const LegsEditor = ({ legs, onChange, instruments }: LegsProps) => {
-  const update = (key: number, patch: Partial<LegDraft>) =>
-    onChange(legs.map((l) => (l.key === key ? { ...l, ...patch } : l)))
+  const rows = draftRows(legs, onChange)
   const known = new Map(instruments.map((l) => [l.instrumentName, l]))
   return (
     <fieldset class="legs">
@@ -67,7 +68,7 @@ export const LegsEditor = ({ legs, onChange, instruments }: LegsProps) => {
                   <DirectionSelect
                     name={`leg ${i + 1} side`}
                     value={leg.direction}
-                    onChange={(direction) => update(leg.key, { direction })}
+                    onChange={(direction) => rows.update(leg.key, { direction })}
                   />
                 </td>
                 <td>
@@ -76,7 +77,7 @@ export const LegsEditor = ({ legs, onChange, instruments }: LegsProps) => {
                     list="leg-instruments"
                     placeholder="e.g. BTC-27DEC30-90000-C"
                     value={leg.instrumentName}
-                    onInput={(e) => update(leg.key, { instrumentName: e.currentTarget.value })}
+                    onInput={(e) => rows.update(leg.key, { instrumentName: e.currentTarget.value })}
                   />
                   <div class="hint">
                     {leg.instrumentName.trim() === ""
@@ -87,24 +88,15 @@ export const LegsEditor = ({ legs, onChange, instruments }: LegsProps) => {
                   </div>
                 </td>
                 <td>
-                  <input
-                    aria-label={`leg ${i + 1} ratio`}
-                    class="short"
+                  <ShortInput
+                    name={`leg ${i + 1} ratio`}
                     inputMode="decimal"
                     value={leg.ratio}
-                    onInput={(e) => update(leg.key, { ratio: e.currentTarget.value })}
+                    onInput={(ratio) => rows.update(leg.key, { ratio })}
                   />
                 </td>
                 <td>
-                  {legs.length > 1 && (
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => onChange(legs.filter((l) => l.key !== leg.key))}
-                    >
-                      remove
-                    </button>
-                  )}
+                  <RemoveRow count={legs.length} onRemove={() => rows.remove(leg.key)} />
                 </td>
               </tr>
             )
@@ -113,9 +105,7 @@ export const LegsEditor = ({ legs, onChange, instruments }: LegsProps) => {
       </table>
       <button
         type="button"
-        onClick={() =>
-          onChange([...legs, { key: newKey(), direction: "buy", instrumentName: "", ratio: "1" }])
-        }
+        onClick={() => rows.add({ key: newKey(), direction: "buy", instrumentName: "", ratio: "1" })}
       >
         Add leg
       </button>
@@ -165,24 +155,18 @@ export const HedgeEditor = ({ hedge, onChange, instruments }: HedgeProps) => {
             value={hedge.instrumentName}
             onInput={(e) => onChange({ ...hedge, instrumentName: e.currentTarget.value })}
           />
-          <label>
-            amount{" "}
-            <input
-              class="short"
-              aria-label="hedge amount"
-              value={hedge.amount}
-              onInput={(e) => onChange({ ...hedge, amount: e.currentTarget.value })}
-            />
-          </label>
-          <label>
-            price{" "}
-            <input
-              class="short"
-              aria-label="hedge price"
-              value={hedge.price}
-              onInput={(e) => onChange({ ...hedge, price: e.currentTarget.value })}
-            />
-          </label>
+          <ShortField
+            label="amount"
+            name="hedge amount"
+            value={hedge.amount}
+            onInput={(amount) => onChange({ ...hedge, amount })}
+          />
+          <ShortField
+            label="price"
+            name="hedge price"
+            value={hedge.price}
+            onInput={(price) => onChange({ ...hedge, price })}
+          />
         </div>
       )}
     </fieldset>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks"
 import { ErrorBox } from "../ui/ErrorBox.js"
+import { IssueList, ShortField } from "../ui/Fields.js"
 import { useAction, useConnection, useLoad } from "../ui/hooks.js"
 import { useInstruments } from "./Instruments.js"
 import { HedgeEditor, LegsEditor } from "./LegsEditor.js"
@@ -76,17 +77,14 @@ export const NewRfq = ({ onSent }: { readonly onSent: (rfqId: number) => void })
             ))}
           </select>
         </label>
-        <label>
-          Amount{" "}
-          <input
-            aria-label="amount"
-            class="short"
-            inputMode="decimal"
-            placeholder="e.g. 100"
-            value={draft.amount}
-            onInput={(e) => change({ amount: e.currentTarget.value })}
-          />
-        </label>
+        <ShortField
+          label="Amount"
+          name="amount"
+          inputMode="decimal"
+          placeholder="e.g. 100"
+          value={draft.amount}
+          onInput={(amount) => change({ amount })}
+        />
         <span class="hint">options: in {draft.baseCurrency}; futures: in the quote currency</span>
       </div>
       <div class="row">
@@ -173,11 +171,7 @@ export const NewRfq = ({ onSent }: { readonly onSent: (rfqId: number) => void })
       {issues.length > 0 && (
         <div class="issues-box">
           <strong>Before sending:</strong>
-          <ul class="issues" aria-label="request problems">
-            {issues.map((issue) => (
-              <li key={issue}>{issue}</li>
-            ))}
-          </ul>
+          <IssueList name="request problems" issues={issues} />
         </div>
       )}
       <ErrorBox error={send.error} />

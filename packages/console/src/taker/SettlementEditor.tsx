@@ -1,4 +1,6 @@
 import type { EndpointOutput } from "@rfq/engine/api"
+import { IssueList, ShortInput } from "../ui/Fields.js"
+import { draftRows, RemoveRow } from "./DraftRows.js"
 import { type AccountDraft, newKey, type SettlementOption, splitIssues } from "./RfqDraft.js"
 
 export type Credentials = EndpointOutput<"v1/account/exchange-credentials">[number]
@@ -22,8 +24,7 @@ export const SettlementEditor = (props: Props) => {
   const { option, accounts, onAccounts } = props
   const venueCredentials = props.credentials.filter((c) => c.exchangeShortCode === option)
   const issues = splitIssues(accounts)
-  const update = (key: number, patch: Partial<AccountDraft>) =>
-    onAccounts(accounts.map((a) => (a.key === key ? { ...a, ...patch } : a)))
+  const rows = draftRows(accounts, onAccounts)
   const offering = props.makers.filter((m) => m.settlementOptions.includes(option))
   const toggle = (makerId: string, on: boolean) =>
     props.onInvited(on ? [...props.invited, makerId] : props.invited.filter((id) => id !== makerId))
@@ -41,7 +42,7 @@ export const SettlementEditor = (props: Props) => {
                     <select
                       aria-label={`${option} account ${i + 1}`}
                       value={account.credentialsId}
-                      onChange={(e) => update(account.key, { credentialsId: e.currentTarget.value })}
+                      onChange={(e) => rows.update(account.key, { credentialsId: e.currentTarget.value })}
                     >
                       <option value="">choose an account</option>
                       {venueCredentials.map((c) => (
@@ -52,25 +53,16 @@ export const SettlementEditor = (props: Props) => {
                     </select>
                   </td>
                   <td class="nowrap">
-                    <input
-                      aria-label={`${option} account ${i + 1} percentage`}
-                      class="short"
+                    <ShortInput
+                      name={`${option} account ${i + 1} percentage`}
                       inputMode="decimal"
                       value={account.percentage}
-                      onInput={(e) => update(account.key, { percentage: e.currentTarget.value })}
+                      onInput={(percentage) => rows.update(account.key, { percentage })}
                     />
                     %
                   </td>
                   <td>
-                    {accounts.length > 1 && (
-                      <button
-                        type="button"
-                        class="link"
-                        onClick={() => onAccounts(accounts.filter((a) => a.key !== account.key))}
-                      >
-                        remove
-                      </button>
-                    )}
+                    <RemoveRow count={accounts.length} onRemove={() => rows.remove(account.key)} />
                   </td>
                 </tr>
               ))}
@@ -78,18 +70,14 @@ export const SettlementEditor = (props: Props) => {
           </table>
           <button
             type="button"
-            onClick={() => onAccounts([...accounts, { key: newKey(), credentialsId: "", percentage: "" }])}
+            onClick={() => rows.add({ key: newKey(), credentialsId: "", percentage: "" })}
           >
             Add account
           </button>
           {issues.length === 0 ? (
             <p class="ok split-check">Split OK: percentages total 100.</p>
           ) : (
-            <ul class="issues split-check" aria-label={`${option} split problems`}>
-              {issues.map((issue) => (
-                <li key={issue}>{issue}</li>
-              ))}
-            </ul>
+            <IssueList class="split-check" name={`${option} split problems`} issues={issues} />
           )}
         </div>
         <div>

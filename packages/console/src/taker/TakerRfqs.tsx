@@ -1,7 +1,18 @@
-import { concerns } from "../api/live.js"
+import type { EndpointOutput } from "@rfq/engine/api"
 import { ErrorBox } from "../ui/ErrorBox.js"
 import { num, time } from "../ui/format.js"
-import { useConnection, useLive, useLoad } from "../ui/hooks.js"
+import { useConnection, useLiveLoad } from "../ui/hooks.js"
+import { type Column, ListTable, selectableRow, statusColumn } from "../ui/ListTable.js"
+
+type TakerRfqItem = EndpointOutput<"v1/rfq/list">["results"][number]
+
+const columns: ReadonlyArray<Column<TakerRfqItem>> = [
+  { head: "RFQ", cell: (rfq) => <>#{rfq.rfqId}</> },
+  { head: "structure", cell: (rfq) => rfq.description },
+  { head: "amount", cell: (rfq) => num(rfq.amount) },
+  statusColumn(),
+  { head: "expires", cell: (rfq) => time(rfq.expiresAt) }
+]
 
 /** The taker's latest RFQs, kept current by `rfq.taker`; one is selected to watch its quotes. */
 export const TakerRfqs = (props: {
@@ -9,42 +20,23 @@ export const TakerRfqs = (props: {
   readonly onSelect: (rfqId: number) => void
 }) => {
   const connection = useConnection()
-  const rfqs = useLoad(() => connection.call("v1/rfq/list", { role: "taker", limit: 15 }), "taker-rfqs")
-  useLive((event) => concerns(event, ["rfq.taker"]) && rfqs.reload())
+  const rfqs = useLiveLoad(() => connection.call("v1/rfq/list", { role: "taker", limit: 15 }), "taker-rfqs", [
+    "rfq.taker"
+  ])
   return (
     <div class="taker-rfqs">
       <h3>My RFQs</h3>
       <ErrorBox error={rfqs.error} />
-      <table class="list">
-        <thead>
-          <tr>
-            <th>RFQ</th>
-            <th>structure</th>
-            <th>amount</th>
-            <th>status</th>
-            <th>expires</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(rfqs.data?.results ?? []).map((rfq) => (
-            <tr
-              key={rfq.rfqId}
-              class={rfq.rfqId === props.selected ? "selected clickable" : "clickable"}
-              data-rfq={rfq.rfqId}
-              onClick={() => props.onSelect(rfq.rfqId)}
-            >
-              <td>#{rfq.rfqId}</td>
-              <td>{rfq.description}</td>
-              <td>{num(rfq.amount)}</td>
-              <td class={`status ${rfq.status}`}>{rfq.status}</td>
-              <td>{time(rfq.expiresAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {rfqs.data !== undefined && rfqs.data.results.length === 0 && (
-        <p class="hint">No RFQs yet: build one on the left.</p>
-      )}
+      <ListTable
+        columns={columns}
+        rows={rfqs.data?.results}
+        rowKey={(rfq) => rfq.rfqId}
+        rowAttributes={(rfq) => ({
+          "data-rfq": rfq.rfqId,
+          ...selectableRow(rfq.rfqId === props.selected, () => props.onSelect(rfq.rfqId))
+        })}
+        empty="No RFQs yet: build one on the left."
+      />
     </div>
   )
 }

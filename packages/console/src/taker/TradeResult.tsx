@@ -1,7 +1,18 @@
 import type { EndpointOutput } from "@rfq/engine/api"
 import { num, time } from "../ui/format.js"
+import { type Column, ListTable, statusColumn } from "../ui/ListTable.js"
 
 type Rfq = EndpointOutput<"v1/rfq/get">
+type Allocation = NonNullable<Rfq["tradeAllocations"]>[number]
+
+const allocationColumns = (aliases: ReadonlyMap<number, string>): ReadonlyArray<Column<Allocation>> => [
+  { head: "account", cell: (a) => aliases.get(a.credentialsId) ?? `#${a.credentialsId}` },
+  { head: "venue", cell: (a) => a.settlementOption },
+  { head: "share", cell: (a) => `${num(a.percentage)} %` },
+  { head: "amount", cell: (a) => num(a.amount) },
+  statusColumn(),
+  { head: "venue trade / reason", cell: (a) => (a.status === "failed" ? a.reason : a.exchangeTradeId) }
+]
 
 /** The fill as the taker sees it: status, side, price, amounts, and each account's allocation. */
 export const TradeResult = ({
@@ -26,30 +37,13 @@ export const TradeResult = ({
         {time(rfq.tradeCreatedAt)}.
       </p>
       {(rfq.tradeAllocations ?? []).length > 0 && (
-        <table class="list allocations">
-          <thead>
-            <tr>
-              <th>account</th>
-              <th>venue</th>
-              <th>share</th>
-              <th>amount</th>
-              <th>status</th>
-              <th>venue trade / reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(rfq.tradeAllocations ?? []).map((a) => (
-              <tr key={`${a.settlementOption}-${a.credentialsId}`} data-allocation={a.credentialsId}>
-                <td>{aliases.get(a.credentialsId) ?? `#${a.credentialsId}`}</td>
-                <td>{a.settlementOption}</td>
-                <td>{num(a.percentage)} %</td>
-                <td>{num(a.amount)}</td>
-                <td class={`status ${a.status}`}>{a.status}</td>
-                <td>{a.status === "failed" ? a.reason : a.exchangeTradeId}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ListTable
+          class="list allocations"
+          columns={allocationColumns(aliases)}
+          rows={rfq.tradeAllocations}
+          rowKey={(a) => `${a.settlementOption}-${a.credentialsId}`}
+          rowAttributes={(a) => ({ "data-allocation": a.credentialsId })}
+        />
       )}
     </div>
   )

@@ -1,6 +1,7 @@
 import { createContext } from "preact"
 import { useCallback, useContext, useEffect, useRef, useState } from "preact/hooks"
 import type { Connection, LiveEvent } from "../api/Connection.js"
+import { concerns } from "../api/live.js"
 
 export const ConnectionContext = createContext<Connection | undefined>(undefined)
 
@@ -77,6 +78,21 @@ export const useLoad = <A>(load: () => Promise<A>, key: string): Loaded<A> => {
     run()
   }, [key, run])
   return { ...state, reload: run }
+}
+
+/**
+ * `useLoad`, loaded again on every live event that may change it: one of `channels` (of one RFQ
+ * when `rfqId` is given) or a resync.
+ */
+export const useLiveLoad = <A>(
+  load: () => Promise<A>,
+  key: string,
+  channels: ReadonlyArray<string>,
+  rfqId?: number
+): Loaded<A> => {
+  const loaded = useLoad(load, key)
+  useLive((event) => concerns(event, channels, rfqId) && loaded.reload())
+  return loaded
 }
 
 export interface Action {

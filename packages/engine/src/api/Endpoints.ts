@@ -61,6 +61,9 @@ import { PublicTradePage } from "./TradeTapeResponses.js"
  * by the OpenAPI and AsyncAPI documents, and by the typed client (`@rfq/client`): none of them can
  * drift from the schemas the engine validates with. Pure data and `effect`'s Schema only, so a
  * browser bundle may import it (`@rfq/engine/api`).
+ *
+ * Over 300 lines on purpose: one entry per operation, one table, read top to bottom like the API's
+ * index; the schemas themselves live in the `*Requests.ts` and `*Responses.ts` files.
  */
 
 /** A schema that needs no services to decode or encode. */

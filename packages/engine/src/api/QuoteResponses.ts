@@ -14,6 +14,11 @@ import { RfqHedge } from "./RfqResponses.js"
 
 /** Response schemas of the quote endpoints, for the maker and for the taker. */
 
+/** How long a quote stands, as both its maker and the taker see it (issue 16). */
+const validUntil = optional(
+  Timestamp.annotations({ description: "Unix ms until which the quote stands, when the maker set one." })
+)
+
 export const QuoteLegView = responseObject("QuoteLegView", "Per-leg breakdown of a maker's quote.", {
   instrumentId: Int,
   instrumentName: Text,
@@ -43,9 +48,7 @@ export const Quote = responseObject("Quote", "A quote in the maker's list (`GET 
     Schema.Array(QuoteLegView).annotations({ description: "Only for quotes received directly." })
   ),
   hedge: optional(RfqHedge),
-  validUntil: optional(
-    Timestamp.annotations({ description: "Unix ms until which the quote stands, when the maker set one." })
-  ),
+  validUntil,
   createdAt: Timestamp
 })
 export type Quote = typeof Quote.Type
@@ -71,9 +74,7 @@ export const TakerQuote = responseObject("TakerQuote", "A quote received on the 
   makers: Schema.Array(MakerId).annotations({ description: "Maker ids behind the quote." }),
   legs: Schema.Array(TakerQuoteLeg),
   hedge: optional(RfqHedge),
-  validUntil: optional(
-    Timestamp.annotations({ description: "Unix ms until which the quote stands, when the maker set one." })
-  ),
+  validUntil,
   createdAt: Timestamp
 })
 export type TakerQuote = typeof TakerQuote.Type

@@ -1,13 +1,9 @@
 import { Context, Effect, Layer, type Queue, type Scope } from "effect"
 import type { AccountStore } from "../accounts/AccountStore.js"
-import type { MmpConfigRequest, MmpCurrencyRequest } from "../api/MmpRequests.js"
-import type { ApiError } from "../domain/Errors.js"
-import { Mmp } from "../mmp/Mmp.js"
+import { Mmp, type MmpService } from "../mmp/Mmp.js"
 import { MmpEnforcerLive } from "../mmp/MmpEnforcer.js"
 import type { MmpNotices } from "../mmp/MmpNotices.js"
 import { RfqActors, RfqActorsLive } from "../rfq/RfqActors.js"
-import type { Caller } from "../rfq/RfqRecord.js"
-import type { Json } from "../rfq/RfqView.js"
 import type { RfqStore } from "../rfq/RfqStore.js"
 import type { SecretBox } from "../security/SecretBox.js"
 import { type EngineEvent, Events } from "../services/Events.js"
@@ -36,14 +32,11 @@ export interface EngineConfig {
  */
 /** Market-maker protection's endpoints (`mmp/Mmp.ts`): a maker desk's users only; viewers read. */
 export interface MmpEndpointsService {
-  readonly mmpConfig: (caller: Caller) => Effect.Effect<Array<Json>, ApiError>
-  readonly setMmpConfig: (caller: Caller, req: MmpConfigRequest) => Effect.Effect<Json, ApiError>
-  readonly deleteMmpConfig: (
-    caller: Caller,
-    req: MmpCurrencyRequest
-  ) => Effect.Effect<{ message: string }, ApiError>
-  readonly resetMmp: (caller: Caller, req: MmpCurrencyRequest) => Effect.Effect<Json, ApiError>
-  readonly mmpStatus: (caller: Caller) => Effect.Effect<Array<Json>, ApiError>
+  readonly mmpConfig: MmpService["getConfig"]
+  readonly setMmpConfig: MmpService["setConfig"]
+  readonly deleteMmpConfig: MmpService["deleteConfig"]
+  readonly resetMmp: MmpService["reset"]
+  readonly mmpStatus: MmpService["status"]
 }
 
 export interface EngineService

@@ -15,14 +15,8 @@ import { Pricing } from "../services/Pricing.js"
 import { Venues } from "../services/Venues.js"
 import { ActorAccess } from "./ActorAccess.js"
 import { pricingOption } from "./CreateRfq.js"
+import { cutPage, type Page, pageStart } from "./Paging.js"
 import { venueInstrumentOf } from "./QuoteBuilder.js"
-
-/** One page of a list and the cursor of the next (0 on the last page). */
-export interface Page {
-  totalResults: number
-  cursor: number
-  results: Array<Json>
-}
 
 /** What a desk may read: RFQs, quote books, its own quotes, leg prices, listed instruments. */
 export interface RfqQueriesService {
@@ -54,10 +48,6 @@ export interface RfqQueriesService {
 }
 
 export class RfqQueries extends Context.Tag("rfq/RfqQueries")<RfqQueries, RfqQueriesService>() {}
-
-/** The one answer to a list cursor the caller could not have received (issue 12). */
-const notACursor = (cursor: number) =>
-  apiError("invalidRequest", `cursor: ${cursor} is not a cursor of this list`)
 
 const make = Effect.gen(function* () {
   const store = yield* RfqStore
@@ -106,18 +96,14 @@ const make = Effect.gen(function* () {
 
   const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
     yield* requireRole(caller, "read")
-    // The cursor is the id of the last RFQ of the previous page; the keyset is its (createdAt, id).
-    // Only an RFQ the caller can see (as `GET /rfq/{id}` would show it) is a cursor; any other
-    // id, existing or not, gets the same 400, so a cursor tells nothing about other desks' RFQs.
-    let after: { readonly createdAt: number; readonly id: number } | undefined
-    if (query.cursor !== undefined && query.cursor !== 0) {
-      const found = yield* actors.actorOf(query.cursor)
-      if (Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)) {
-        return yield* Effect.fail(notACursor(query.cursor))
-      }
-      after = { createdAt: found.value.state.rfq.createdAt, id: found.value.state.rfq.id }
-    }
-    // One row past the page says whether another page follows: the last page's cursor is 0.
+    // Only an RFQ the caller can see (as `GET /rfq/{id}` would show it) is a cursor.
+    const after = yield* pageStart(query.cursor, (cursor) =>
+      Effect.map(actors.actorOf(cursor), (found) =>
+        Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)
+          ? Option.none()
+          : Option.some({ createdAt: found.value.state.rfq.createdAt, id: found.value.state.rfq.id })
+      )
+    )
     const page = yield* store.list({
       deskId: caller.deskId,
       makerId: caller.makerId,
@@ -129,7 +115,7 @@ const make = Effect.gen(function* () {
       after,
       limit: query.limit + 1
     })
-    const ids = page.ids.slice(0, query.limit)
+    const { shown: ids, cursor } = cutPage(page.ids, query.limit, (id) => id)
     const results: Array<Json> = []
     for (const id of ids) {
       const found = yield* access.readActor(id)
@@ -137,11 +123,7 @@ const make = Effect.gen(function* () {
       const rendered = renderRfq(viewOf(found.value.value, found.value.state), caller, { single: false })
       if (rendered !== undefined) results.push(rendered)
     }
-    return {
-      totalResults: page.total,
-      cursor: page.ids.length > query.limit ? ids[ids.length - 1]! : 0,
-      results
-    }
+    return { totalResults: page.total, cursor, results }
   })
 
   const takerQuotes = Effect.fn("Engine.takerQuotes")(function* (caller: Caller, rfqId: number) {
@@ -155,16 +137,14 @@ const make = Effect.gen(function* () {
 
   const listQuotes = Effect.fn("Engine.listQuotes")(function* (caller: Caller, query: ListQuotesQuery) {
     yield* requireRole(caller, "read")
-    // Only a quote of the caller's desk is a cursor; any other id, existing or not, gets the same 400.
-    const cursorQuote =
-      query.cursor === undefined || query.cursor === 0 ? undefined : yield* store.quote(query.cursor)
-    if (cursorQuote !== undefined && (Option.isNone(cursorQuote) || !isOwnQuote(cursorQuote.value, caller))) {
-      return yield* Effect.fail(notACursor(query.cursor ?? 0))
-    }
-    const after =
-      cursorQuote === undefined || Option.isNone(cursorQuote)
-        ? undefined
-        : { createdAt: cursorQuote.value.createdAt, id: cursorQuote.value.id }
+    // Only a quote of the caller's desk is a cursor.
+    const after = yield* pageStart(query.cursor, (cursor) =>
+      Effect.map(store.quote(cursor), (found) =>
+        Option.isNone(found) || !isOwnQuote(found.value, caller)
+          ? Option.none()
+          : Option.some({ createdAt: found.value.createdAt, id: found.value.id })
+      )
+    )
     const page = yield* store.listQuotes({
       makerDeskId: caller.deskId,
       rfqId: query.rfqId,
@@ -173,12 +153,8 @@ const make = Effect.gen(function* () {
       after,
       limit: query.limit + 1
     })
-    const quotes = page.quotes.slice(0, query.limit)
-    return {
-      totalResults: page.total,
-      cursor: page.quotes.length > query.limit ? quotes[quotes.length - 1]!.id : 0,
-      results: quotes.map(renderMakerQuote)
-    }
+    const { shown, cursor } = cutPage(page.quotes, query.limit, (quote) => quote.id)
+    return { totalResults: page.total, cursor, results: shown.map(renderMakerQuote) }
   })
 
   const legPricesOf = Effect.fn("Engine.legPrices")(function* (caller: Caller, req: LegPricesRequest) {

@@ -1,12 +1,12 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { PublicTradesQuery } from "../api/TradeTapeRequests.js"
 import { requireRole } from "../auth/Roles.js"
-import { type ApiError, apiError } from "../domain/Errors.js"
+import type { ApiError } from "../domain/Errors.js"
 import type { Caller } from "../rfq/RfqRecord.js"
-import { RfqStore, type TapePosition } from "../rfq/RfqStore.js"
+import { RfqStore } from "../rfq/RfqStore.js"
 import { renderPublicTrade } from "../rfq/TradeTapeView.js"
 import { waitSpan } from "../services/WaitProbe.js"
-import type { Page } from "./RfqQueries.js"
+import { cutPage, type Page, pageStart } from "./Paging.js"
 
 /**
  * The public block-trade tape (issue 16): every trade that printed, for any authenticated caller
@@ -24,19 +24,8 @@ const make = Effect.gen(function* () {
 
   const publicTrades = Effect.fnUntraced(function* (caller: Caller, query: PublicTradesQuery) {
     yield* requireRole(caller, "read")
-    // The cursor is the id of the last print of the previous page; its keyset is (createdAt, id).
-    // Any id that is not a print, existing or not, gets the same 400.
-    let after: TapePosition | undefined
-    if (query.cursor !== undefined && query.cursor !== 0) {
-      const found = yield* store.publicTradeAt(query.cursor)
-      if (Option.isNone(found)) {
-        return yield* Effect.fail(
-          apiError("invalidRequest", `cursor: ${query.cursor} is not a cursor of this list`)
-        )
-      }
-      after = found.value
-    }
-    // One row past the page says whether another page follows: the last page's cursor is 0.
+    // Every print is a cursor (the tape is public); any other id is not.
+    const after = yield* pageStart(query.cursor, store.publicTradeAt)
     const page = yield* store.publicTrades({
       baseCurrency: query.baseCurrency,
       startTime: query.startTime,
@@ -44,10 +33,10 @@ const make = Effect.gen(function* () {
       after,
       limit: query.limit + 1
     })
-    const shown = page.trades.slice(0, query.limit)
+    const { shown, cursor } = cutPage(page.trades, query.limit, (p) => p.trade.id)
     return {
       totalResults: page.total,
-      cursor: page.trades.length > query.limit ? shown[shown.length - 1]!.trade.id : 0,
+      cursor,
       results: shown.map((p) => renderPublicTrade(p.rfq, p.trade, p.quote))
     }
   }, waitSpan("Engine.publicTrades"))

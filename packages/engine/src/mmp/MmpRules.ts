@@ -73,9 +73,15 @@ export const countedAfter = (state: MmpState, now: number): number =>
     ? Math.max(state.clearedThrough, state.tripFillId)
     : state.clearedThrough
 
-/** Whether `fill` is in the window at `now`. A fill that traded nothing counts nowhere. */
+/**
+ * Whether `fill` is in the window at `now`. A fill that traded nothing counts nowhere. A fill
+ * admitted earlier counts even when its instant is after `now`: each accept takes its instant in
+ * its own RFQ's mailbox, possibly on another host, before it takes the desk's lock, so admission
+ * order and instants can cross by a few milliseconds, and a fill admitted before this one is
+ * before it (counting only instants up to `now` let a fourth fill through a limit of three).
+ */
 export const inWindow = (fill: CountedFill, now: number, intervalMs: number, after: number): boolean =>
-  fill.id > after && now - fill.at < intervalMs && fill.at <= now
+  fill.id > after && now - fill.at < intervalMs
 
 /** The window at `now`: the sums over the fills it counts (the model the SQL sums are checked with). */
 export const windowOf = (

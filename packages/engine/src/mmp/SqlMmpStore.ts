@@ -14,6 +14,8 @@ import {
 } from "./MmpRules.js"
 import { type Admission, MmpStore, type MmpStoreService, type PlannedFill } from "./MmpStore.js"
 
+type WindowArgs = Parameters<MmpStoreService["window"]>
+
 /**
  * `MmpStore` over the `SqlClient` (PostgreSQL or PGlite, migration `0005_mmp`). A fill is admitted
  * in one short transaction: the desk's config row locked (`FOR UPDATE`), the freeze checked, the
@@ -121,26 +123,18 @@ export const makeSqlMmpStore: Effect.Effect<MmpStoreService, never, SqlClient.Sq
         )
         .pipe(Effect.orDie)
 
-    const windowSql = (
-      deskId: number,
-      baseCurrency: BaseCurrency,
-      intervalMs: number,
-      after: number,
-      now: number
-    ) =>
-      sql.literal(`desk_id = ${Number(deskId)} AND base_currency = '${baseCurrency === "ETH" ? "ETH" : "BTC"}'
-        AND id > ${Number(after)} AND at > ${Number(now - intervalMs)} AND at <= ${Number(now)} AND amount > 0`)
+    /** Which fills a window counts; the same arguments as `MmpStoreService.window`. */
+    const windowSql = (...[deskId, baseCurrency, intervalMs, after, now]: WindowArgs) =>
+      // A fragment with parameters, not literal text: the statement's text is the same for every
+      // fill, so it is prepared once per connection (`storage/PreparedNames.ts`). No `at <= now`:
+      // a fill admitted before counts even if its instant is later (`MmpRules.ts#inWindow`).
+      sql`desk_id = ${deskId} AND base_currency = ${baseCurrency}
+        AND id > ${after} AND at > ${now - intervalMs} AND amount > 0`
 
-    const window = (
-      deskId: number,
-      baseCurrency: BaseCurrency,
-      intervalMs: number,
-      after: number,
-      now: number
-    ) =>
+    const window = (...args: WindowArgs) =>
       sql<{ amount: string; delta: string; trades: number }>`SELECT coalesce(sum(amount), 0)::text AS amount,
           coalesce(sum(delta), 0)::text AS delta, count(*)::int AS trades
-        FROM mmp_fills WHERE ${windowSql(deskId, baseCurrency, intervalMs, after, now)}`.pipe(
+        FROM mmp_fills WHERE ${windowSql(...args)}`.pipe(
         Effect.map((rows) => figuresOf(rows[0]!)),
         Effect.orDie
       )

@@ -39,6 +39,16 @@ const PARSED_MEMORY = 50_000
 const futureValue = (base: BaseCurrency, index: number, now: number, expiresAt: number): number =>
   forwardPrice(base, index, yearsBetween(now, expiresAt))
 
+/** The prices of a future spread's two ends; a perpetual far end is at the index. */
+const spreadEnds = (
+  spread: Extract<Instrument, { readonly kind: "future_spread" }>,
+  index: number,
+  now: number
+): { readonly near: number; readonly far: number } => ({
+  near: futureValue(spread.base, index, now, expiryTimestamp(spread.near)),
+  far: spread.far === "perpetual" ? index : futureValue(spread.base, index, now, expiryTimestamp(spread.far))
+})
+
 /** A contract's mark in its own price currency, unrounded. */
 export const markValue = (
   contract: Instrument,
@@ -54,9 +64,7 @@ export const markValue = (
     case "future":
       return futureValue(base, index, now, expiryTimestamp(contract.expiry))
     case "future_spread": {
-      const near = futureValue(base, index, now, expiryTimestamp(contract.near))
-      const far =
-        contract.far === "perpetual" ? index : futureValue(base, index, now, expiryTimestamp(contract.far))
+      const { near, far } = spreadEnds(contract, index, now)
       return far - near
     }
     case "option": {
@@ -88,9 +96,7 @@ export const deltaValue = (
     case "future":
       return 1 / futureValue(base, index, now, expiryTimestamp(contract.expiry))
     case "future_spread": {
-      const near = futureValue(base, index, now, expiryTimestamp(contract.near))
-      const far =
-        contract.far === "perpetual" ? index : futureValue(base, index, now, expiryTimestamp(contract.far))
+      const { near, far } = spreadEnds(contract, index, now)
       return 1 / far - 1 / near
     }
     case "option": {

@@ -10,6 +10,12 @@ export interface StoredRfq {
   readonly seq: number
 }
 
+/** A position in a list (RFQs, quotes, the public tape): its keyset is `(createdAt, id)`, newest first. */
+export interface ListPosition {
+  readonly createdAt: number
+  readonly id: number
+}
+
 export interface RfqListFilter {
   readonly deskId: number
   readonly makerId?: string | undefined
@@ -18,8 +24,8 @@ export interface RfqListFilter {
   readonly baseCurrency?: string | undefined
   readonly startTime?: number | undefined
   readonly endTime?: number | undefined
-  /** Keyset position: RFQs strictly older than (createdAt, id). */
-  readonly after?: { readonly createdAt: number; readonly id: number } | undefined
+  /** Keyset position: RFQs strictly older than it. */
+  readonly after?: ListPosition | undefined
   readonly limit: number
 }
 
@@ -28,14 +34,9 @@ export interface QuoteListFilter {
   readonly rfqId?: number | undefined
   readonly startTime?: number | undefined
   readonly endTime?: number | undefined
-  readonly after?: { readonly createdAt: number; readonly id: number } | undefined
+  /** Keyset position: quotes strictly older than it. */
+  readonly after?: ListPosition | undefined
   readonly limit: number
-}
-
-/** A position on the public tape: its keyset is `(createdAt, id)`, newest first. */
-export interface TapePosition {
-  readonly createdAt: number
-  readonly id: number
 }
 
 export interface TapeFilter {
@@ -43,7 +44,7 @@ export interface TapeFilter {
   readonly startTime?: number | undefined
   readonly endTime?: number | undefined
   /** Keyset position: trades strictly older than it. */
-  readonly after?: TapePosition | undefined
+  readonly after?: ListPosition | undefined
   readonly limit: number
 }
 
@@ -122,7 +123,7 @@ export interface RfqStoreService {
     filter: TapeFilter
   ) => Effect.Effect<{ readonly total: number; readonly trades: ReadonlyArray<PrintedTrade> }>
   /** Where a printed trade sits on the tape; none for any other id (a cursor must be a print). */
-  readonly publicTradeAt: (tradeId: number) => Effect.Effect<Option.Option<TapePosition>>
+  readonly publicTradeAt: (tradeId: number) => Effect.Effect<Option.Option<ListPosition>>
 }
 
 export class RfqStore extends Context.Tag("rfq/RfqStore")<RfqStore, RfqStoreService>() {}

@@ -1,7 +1,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option } from "effect"
-import type { PrintedTrade, TapeFilter, TapePosition } from "../rfq/RfqStore.js"
+import type { PrintedTrade, TapeFilter, ListPosition } from "../rfq/RfqStore.js"
 import { waitSpan } from "../services/WaitProbe.js"
 import { quoteDocument, readQuote, readRfq, readTrade, rfqDocument, tradeDocument } from "./RfqRows.js"
 
@@ -59,8 +59,8 @@ export const makeTradeTape = (sql: SqlClient.SqlClient) => {
     )
     const row = rows[0]
     return row === undefined
-      ? Option.none<TapePosition>()
-      : Option.some<TapePosition>({ createdAt: Number(row.createdAt), id: Number(row.id) })
+      ? Option.none<ListPosition>()
+      : Option.some<ListPosition>({ createdAt: Number(row.createdAt), id: Number(row.id) })
   }, waitSpan("RfqStore.publicTradeAt"))
 
   return { publicTrades, publicTradeAt }

@@ -19,8 +19,9 @@ import {
  * (and root), the same users that can read the data directory's key files anyway. The host holds
  * the lock, so a socket file already there is a dead host's and is replaced. Requests are read a
  * line at a time and answered in order; a line over `MAX_REQUEST_BYTES` or one that is not a
- * request is answered with an error and the connection closed. An idle connection is dropped after
- * a minute. The socket file is removed when the host stops.
+ * request (or text left without its newline when the admin closes its side) is answered with an
+ * error and the connection closed. An idle connection is dropped after a minute. The socket file
+ * is removed when the host stops.
  */
 
 const IDLE_MS = 60_000
@@ -62,9 +63,14 @@ const serveConnection = (socket: net.Socket, handle: AdminSocketOptions["handle"
       refuse(`a request line is at most ${MAX_REQUEST_BYTES} bytes`)
   })
   // The admin may close its side once it has sent its line: the answers still go out, then this side.
+  // Text after the last newline is a request cut short (or one written without its newline): it is
+  // not run, but answered, so the sender learns why nothing happened.
   socket.on("end", () => {
+    const unterminated = buffered.trim() !== ""
     void queue.then(() => {
-      if (!socket.writableEnded) socket.end()
+      if (socket.writableEnded) return
+      if (unterminated) refuse("the request line must end with a newline; nothing was run")
+      else socket.end()
     })
   })
 }

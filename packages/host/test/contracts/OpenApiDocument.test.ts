@@ -4,6 +4,7 @@ import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeOpenApiDocument } from "../../src/OpenApi.js"
 import { pathParameterNames } from "../../src/OpenApiOperation.js"
+import { operationsWithNotFoundList } from "../../src/OperationErrors.js"
 import { operations } from "../../src/Operations.js"
 import {
   atPointer,
@@ -199,6 +200,23 @@ describe("GET /v1/openapi.json", () => {
         expect((responses[status]!.headers as Json)["X-RateLimit-Reset"], `${op.rpc} ${status}`).toBeDefined()
       }
     }
+  })
+
+  it("lists the 404 messages of every operation, none left to a generic 404", () => {
+    for (const op of operations) expect(operationsWithNotFoundList, op.rpc).toContain(op.rpc)
+    // Market-maker protection as the service answers it (packages/engine/src/mmp/Mmp.ts).
+    const errorsOf = (rpc: string) => {
+      const op = operations.find((o) => o.rpc === rpc)!
+      const responses = operationOf(op).responses as Record<string, Json>
+      return { 404: responses["404"]?.description, 403: responses["403"]?.description as string }
+    }
+    expect(errorsOf("v1/mmp/config/delete")[404]).toBe("Not found: `record not found`.")
+    expect(errorsOf("v1/mmp/reset")[404]).toBe("Not found: `record not found`.")
+    for (const rpc of ["v1/mmp/config", "v1/mmp/config/set", "v1/mmp/status"])
+      expect(errorsOf(rpc)[404], rpc).toBeUndefined()
+    for (const rpc of ["v1/mmp/config/set", "v1/mmp/config/delete", "v1/mmp/reset"])
+      expect(errorsOf(rpc)[403], rpc).toMatch(/not a maker desk/)
+    expect(errorsOf("v1/mmp/status")[403]).not.toMatch(/maker desk/)
   })
 
   it("shows an example that the service accepts on every operation", () => {
