@@ -1,8 +1,11 @@
 import * as http from "node:http"
 
 /**
- * A small JSON client over node:http with keep-alive, for the scenario drivers (setup calls and
- * the lifecycle clients). It throws on anything but a 2xx so that a broken run never reports figures.
+ * A small JSON client over node:http with keep-alive, for the measured loops whose baseline is
+ * bare HTTP or a bare socket (the lifecycle's steps, the fan-out's trigger, the forwarded requests)
+ * and the one-hour tokens that raw paths hold. It costs less than half of `@rfq/client`'s CPU per
+ * call (scenario 7), so it is what stays in a timed loop; set-up goes through `BenchClient.ts`.
+ * It throws on anything but a 2xx so that a broken run never reports figures.
  */
 export class Api {
   private readonly agent: http.Agent
@@ -55,7 +58,12 @@ export class Api {
     })
   }
 
-  /** A one-hour access token (`POST /v1/auth`) for a demo client. */
+  /**
+   * A one-hour access token (`POST /v1/auth`) for a demo client, for a raw path that holds its
+   * token for the whole run (a load generator, WebSocket sessions that would be closed with 4001
+   * when it expires). `@rfq/client` logs in with `POST /oauth/token` (300 s) and renews its token
+   * itself, which a raw loop does not.
+   */
   async token(clientId: string): Promise<string> {
     const answer = await this.request<{ access_token: string }>("POST", "/v1/auth", {
       clientId,
@@ -100,35 +108,11 @@ export interface PricedLeg {
   readonly price: number
 }
 
-/** Leg prices inside the venue's band: the leg-price helper's answer for the RFQ's mark (plus `offsetTicks` ticks). */
-export const priceLegs = async (
-  api: Api,
-  makerToken: string,
-  rfqId: number,
-  offsetTicks = 0
-): Promise<ReadonlyArray<PricedLeg>> => {
-  const rfq = await api.request<{
-    markPrice: number
-    legs: Array<{ instrumentName: string; direction: string; ratio: number }>
-  }>("GET", `/v1/rfq/${rfqId}`, undefined, makerToken)
-  const priced = await api.request<{ legs: Array<PricedLeg> }>(
-    "POST",
-    "/v1/rfq/leg-prices",
-    {
-      rfqId,
-      price: (Math.round(rfq.markPrice * 10_000) + offsetTicks) / 10_000,
-      legs: rfq.legs.map(({ instrumentName, direction, ratio }) => ({ instrumentName, direction, ratio }))
-    },
-    makerToken
-  )
-  return priced.legs.map(({ instrumentName, price }) => ({ instrumentName, price }))
-}
-
 /** The brief's quote body: sell the structure, 50, on DBT. */
 export const quoteBody = (rfqId: number, legs: ReadonlyArray<PricedLeg>) => ({
   rfqId,
-  direction: "sell",
+  direction: "sell" as const,
   amount: 50,
-  settlementOption: "DBT",
+  settlementOption: "DBT" as const,
   legs
 })

@@ -3,6 +3,7 @@ import { postgresVersion } from "./Postgres.js"
 import type { Log, ScenarioResult } from "./Report.js"
 import { targetLine } from "./Report.js"
 import { describeMachine, gitCommit, type RunRecord } from "./Results.js"
+import { type ClientCostSizes, clientCost } from "./scenarios/ClientCost.js"
 import { fanOut, type FanOutSizes } from "./scenarios/FanOut.js"
 import { lifecycle, type LifecycleSizes } from "./scenarios/Lifecycle.js"
 import { memory, type MemorySizes } from "./scenarios/Memory.js"
@@ -20,6 +21,7 @@ export interface Sizes {
   readonly memory: MemorySizes
   /** Multi-host extras; the lifecycle and fan-out loads themselves are `lifecycle` and `fanOut`. */
   readonly multiHost: MultiHostSizes
+  readonly clientCost: ClientCostSizes
 }
 
 /**
@@ -48,7 +50,8 @@ export const sizesFor = (mode: Mode): Sizes => {
         },
         wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000, targets: true },
         memory: { checkpoints: [10_000, 100_000], direct: 500, concurrency: 16, targets: true },
-        multiHost: { lifecycleRounds: 2, forwardRounds: 500, forwardWarmupRounds: 50 }
+        multiHost: { lifecycleRounds: 2, forwardRounds: 500, forwardWarmupRounds: 50 },
+        clientCost: { calls: 2_000, rounds: 3 }
       }
     case "quick":
       return {
@@ -70,7 +73,8 @@ export const sizesFor = (mode: Mode): Sizes => {
         },
         wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000, targets: true },
         memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true },
-        multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20 }
+        multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20 },
+        clientCost: { calls: 1_000, rounds: 2 }
       }
     case "smoke":
       return {
@@ -86,12 +90,21 @@ export const sizesFor = (mode: Mode): Sizes => {
         fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300, targets: false },
         memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
-        multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1 }
+        multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1 },
+        clientCost: { calls: 20, rounds: 1 }
       }
   }
 }
 
-export const SCENARIOS = ["rest-read", "lifecycle", "fan-out", "ws-quoting", "memory", "multihost"] as const
+export const SCENARIOS = [
+  "rest-read",
+  "lifecycle",
+  "fan-out",
+  "ws-quoting",
+  "memory",
+  "multihost",
+  "client"
+] as const
 export type ScenarioId = (typeof SCENARIOS)[number]
 
 export interface RunOptions {
@@ -135,7 +148,8 @@ export const runBench = async (options: RunOptions): Promise<RunRecord> => {
       "multihost",
       "6. Through 2 hosts behind HAProxy",
       () => multiHost(ctx, sizes.multiHost, sizes.lifecycle, sizes.fanOut)
-    ]
+    ],
+    ["client", "7. @rfq/client's own cost per call", () => clientCost(ctx, sizes.clientCost)]
   ]
   const scenarios: Array<ScenarioResult> = []
   try {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (full, a few minutes) and `npm run bench -- --quick` (under a minute of load).
- * Options: `--only=rest-read,lifecycle,fan-out,ws-quoting,memory,multihost`, `--profile[=dir]` (run the
+ * Options: `--only=rest-read,lifecycle,fan-out,ws-quoting,memory,multihost,client`, `--profile[=dir]` (run the
  * hosts under `--cpu-prof` and print where their time went while loaded), `--waits[=dir]` (run the
  * lifecycle's hosts with a wait profile and print where each step's wall time went), `--strict`
  * (exit 1 when a target fails). Every run is written to `bench/results/`; a full run of every scenario also

@@ -7,6 +7,7 @@ import { BenchContext } from "../src/BenchContext.js"
 import { benchDatabaseUrl, postgresVersion } from "../src/Postgres.js"
 import type { ScenarioResult } from "../src/Report.js"
 import { markdownTable, type RunRecord, updateReadme, writeRun } from "../src/Results.js"
+import { clientCost } from "../src/scenarios/ClientCost.js"
 import { fanOut } from "../src/scenarios/FanOut.js"
 import { lifecycle } from "../src/scenarios/Lifecycle.js"
 import { memory } from "../src/scenarios/Memory.js"
@@ -175,6 +176,28 @@ describe("bench smoke run", () => {
       positive(result.figures, "lifecycleRatio")
       for (const op of ["read", "write"])
         for (const where of ["Owner", "Forwarded"]) positive(result.figures, `${op}${where}P50Ms`)
+      expect(result.targets).toEqual([])
+    },
+    SCENARIO_TIMEOUT
+  )
+
+  it(
+    "@rfq/client's own cost: the raw client, bare fetch and @rfq/client each read the same RFQ",
+    async () => {
+      const result = await clientCost(ctx, sizes.clientCost)
+      results.push(result)
+      for (const name of [
+        "nodeHttpCpuUsPerCall",
+        "fetchCpuUsPerCall",
+        "clientCpuUsPerCall",
+        "nodeHttpP50Ms",
+        "fetchP50Ms",
+        "clientP50Ms"
+      ])
+        positive(result.figures, name)
+      expect(result.figures.clientVsNodeHttpCpu).toBeCloseTo(
+        (result.figures.clientCpuUsPerCall as number) / (result.figures.nodeHttpCpuUsPerCall as number)
+      )
       expect(result.targets).toEqual([])
     },
     SCENARIO_TIMEOUT

@@ -14,6 +14,11 @@
  * (latency per delivered notification, from sending the trigger to the frame's arrival), then a
  * burst of `burstRfqs` triggers, `burstConcurrency` in flight (notifications per second, until the
  * last frame of the burst arrived).
+ *
+ * Nothing here goes through `@rfq/client`: the trigger is timed against raw uWS's `POST /publish`
+ * sent by the same raw `Api`, and the receivers match frames by bytes where a client session would
+ * parse every frame (bench/README.md, "Which paths use @rfq/client"). The tokens are the one-hour
+ * tokens of `POST /v1/auth`, which the sessions hold for the whole run.
  */
 import * as fs from "node:fs"
 import { Api, DEMO_MAKERS, DEMO_TAKER, demoRfq } from "../Api.js"

@@ -1,11 +1,16 @@
 /**
  * Quoting load over WebSocket: `connections` maker sessions, each owning one active quote, each
  * sending `v1/quote/update` (alternating between two valid price sets) one at a time for a fixed
- * time; then, on the same connections, `heartbeat` round trips the same way. The quotes are made
- * once over REST and JSON-RPC before anything is timed.
+ * time; then, on the same connections, `heartbeat` round trips the same way. The RFQs, their leg
+ * prices and the quotes are made before anything is timed, through the typed client
+ * (`@rfq/client`, REST); the timed calls go over raw connections (`RpcConnection`, frames matched
+ * by id), since the ratio's baseline is a bare heartbeat on the same sockets and a client session's
+ * own work per frame would weigh on both sides of it.
  */
 import { performance } from "node:perf_hooks"
-import { Api, DEMO_MAKERS, DEMO_TAKER, demoRfq, type PricedLeg, priceLegs, quoteBody } from "../Api.js"
+import type { EndpointInput } from "@rfq/client"
+import { Api, DEMO_MAKERS, DEMO_TAKER, type PricedLeg, quoteBody } from "../Api.js"
+import { createDemoRfq, demoClient, priceLegs } from "../BenchClient.js"
 import { childConfig, measureWindow, runChild, tell } from "../ChildIo.js"
 import { type LatencySummary, Samples } from "../Stats.js"
 import { openMany, RpcFailure } from "../WsClient.js"
@@ -34,16 +39,19 @@ export interface WsQuotingResult {
 
 runChild(async () => {
   const config = childConfig<WsQuotingConfig>()
+  // The sessions hold their token for the whole run: the one-hour token of `POST /v1/auth`.
   const api = new Api(config.httpUrl, 16)
-  const taker = await api.token(DEMO_TAKER)
   const makers = await Promise.all(DEMO_MAKERS.map((m) => api.token(m)))
+  api.close()
+  const taker = demoClient(config.httpUrl, DEMO_TAKER)
+  const makerClients = DEMO_MAKERS.map((m) => demoClient(config.httpUrl, m))
   const rfqCount = Math.ceil(config.connections / makers.length)
   const rfqs: Array<{ rfqId: number; prices: [ReadonlyArray<PricedLeg>, ReadonlyArray<PricedLeg>] }> = []
   for (let i = 0; i < rfqCount; i++) {
-    const { rfqId } = await api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, taker)
+    const rfqId = await createDemoRfq(taker)
     rfqs.push({
       rfqId,
-      prices: [await priceLegs(api, makers[0]!, rfqId), await priceLegs(api, makers[0]!, rfqId, 2)]
+      prices: [await priceLegs(makerClients[0]!, rfqId), await priceLegs(makerClients[0]!, rfqId, 2)]
     })
   }
   const connections = await openMany(config.wsUrl, config.connections)
@@ -51,13 +59,15 @@ runChild(async () => {
     connections.map(async (connection, i) => {
       await connection.call("auth", { token: makers[i % makers.length] })
       const rfq = rfqs[Math.floor(i / makers.length)]!
-      const { rfqQuoteId } = await connection.call<{ rfqQuoteId: number }>(
+      const { rfqQuoteId } = await makerClients[i % makers.length]!.call(
         "v1/quote/create",
-        quoteBody(rfq.rfqId, rfq.prices[0])
+        quoteBody(rfq.rfqId, rfq.prices[0]) as EndpointInput<"v1/quote/create">
       )
       return { connection, rfqQuoteId, prices: rfq.prices }
     })
   )
+  taker.logout()
+  for (const client of makerClients) client.logout()
 
   const phase = async (
     call: (q: (typeof quotes)[number], round: number) => Promise<unknown>
@@ -112,7 +122,6 @@ runChild(async () => {
   )
   const heartbeats = await phase((q) => q.connection.call("heartbeat"))
   for (const q of quotes) q.connection.close()
-  api.close()
   const result: WsQuotingResult = { type: "result", updates, heartbeats }
   await tell(result)
 })

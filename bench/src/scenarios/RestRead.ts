@@ -1,5 +1,6 @@
 import * as http from "node:http"
-import { Api, DEMO_TAKER, demoRfq } from "../Api.js"
+import { Api, DEMO_TAKER } from "../Api.js"
+import { createDemoRfq, demoClient } from "../BenchClient.js"
 import type { BenchContext } from "../BenchContext.js"
 import { type Child, childScript, spawnTs } from "../Processes.js"
 import { check, formatNumber, type ScenarioResult, type TargetCheck } from "../Report.js"
@@ -67,10 +68,13 @@ const startServer = async (script: string, config: unknown): Promise<{ child: Ch
  */
 export const restRead = async (ctx: BenchContext, sizes: RestReadSizes): Promise<ScenarioResult> => {
   const host = await ctx.sharedHost()
+  // The load generator sends this token for the whole scenario: the one-hour token of `POST /v1/auth`.
   const api = new Api(host.url)
   const token = await api.token(DEMO_TAKER)
-  const { rfqId } = await api.request<{ rfqId: number }>("POST", "/v1/rfq/0", demoRfq, token)
   api.close()
+  const taker = demoClient(host.url, DEMO_TAKER)
+  const rfqId = await createDemoRfq(taker)
+  taker.logout()
   const path = `/v1/rfq/${rfqId}`
   const headers = { authorization: `Bearer ${token}` }
   const answer = await capture(`${host.url}${path}`, headers)

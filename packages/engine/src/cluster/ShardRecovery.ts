@@ -9,9 +9,9 @@ export const SHARD_WATCH_INTERVAL_MS = 250
 
 /**
  * Restore, reconcile and expiry per shard: when this host acquires a shard, it adopts the shard's
- * live RFQs (`Recovery.adopt`: expired ones expired once, timers re-armed, settlements caught midway
- * reconciled by their allocation keys, the last step's event published again under its id for the
- * stream to deduplicate); when it loses one, it forgets their actors, and their timers, which ask
+ * live RFQs (`Recovery.adopt`: expired ones expired once, quotes an MMP trip barred closed, timers
+ * re-armed, settlements caught midway reconciled by their allocation keys, the last step's event
+ * published again under its id for the stream to deduplicate); when it loses one, it forgets their actors, and their timers, which ask
  * `Ownership` before firing, leave them to the new owner. A shard whose adoption failed (the
  * database away) is tried again next round; until then its RFQs are still served, loaded from
  * storage on demand, and each read expires what is due.

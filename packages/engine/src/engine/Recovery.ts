@@ -1,4 +1,6 @@
 import { Context, Effect, Layer } from "effect"
+import { Mmp } from "../mmp/Mmp.js"
+import { closeStaleQuotes } from "../mmp/MmpEnforcer.js"
 import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
 import { viewOf } from "../rfq/StepEvents.js"
 import type { EngineEvent } from "../services/Events.js"
@@ -25,9 +27,10 @@ export interface RecoveryService {
 /**
  * The engine's start, and every take-over of RFQs from another engine: live RFQs back into memory,
  * those that expired meanwhile expired at once (before anyone can read or quote them), their active
- * quotes indexed, the expiry timers of the open ones (and of their quotes' `validUntil`) re-armed,
- * and trades caught mid-settlement reconciled with the venue by their idempotency keys. The start happens while the layer is built,
- * so before any command runs. An engine that shares ownership (several hosts) restores nothing at
+ * quotes indexed (those a market-maker protection trip barred closed: its cancellations may have
+ * been lost, `mmp/MmpEnforcer.ts#closeStaleQuotes`), the expiry timers of the open ones (and of
+ * their quotes' `validUntil`) re-armed, and trades caught mid-settlement reconciled with the venue
+ * by their idempotency keys. The start happens while the layer is built, so before any command runs. An engine that shares ownership (several hosts) restores nothing at
  * start: it adopts each shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`).
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
@@ -47,6 +50,7 @@ const make = Effect.gen(function* () {
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
+  const mmp = yield* Mmp
 
   const adopt = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
@@ -56,6 +60,10 @@ const make = Effect.gen(function* () {
         if (ownership.shared) yield* actors.publish(catchUpEvents(actor))
         yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
+        // Quotes a trip barred whose cancellation was lost (a crash, a missed notice) close now.
+        yield* actor.mailbox
+          .withPermits(1)(closeStaleQuotes(mmp, access, actor))
+          .pipe(Effect.catchAllCause((cause) => Effect.logWarning("mmp: stale quotes not closed", cause)))
         if (actor.value === "open") {
           yield* access.scheduleExpiry(actor.state.rfq.id, actor.state.rfq.expiresAt)
           // Quote expiry (issue 16): each active quote's `validUntil` on the same timer.
@@ -76,5 +84,8 @@ const make = Effect.gen(function* () {
   return service
 })
 
-export const RecoveryLive: Layer.Layer<Recovery, never, RfqActors | ActorAccess | ActiveQuotes | Ownership> =
-  Layer.effect(Recovery, make)
+export const RecoveryLive: Layer.Layer<
+  Recovery,
+  never,
+  RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
+> = Layer.effect(Recovery, make)

@@ -46,6 +46,8 @@ export interface MmpService {
     tradeId: number,
     at: number
   ) => Effect.Effect<"Admitted" | "Frozen", never, Pricing | Venues>
+  /** The desk's protection per currency (`MmpEnforcer.ts`): cached, or `fresh` from storage. */
+  readonly protection: (deskId: number, fresh: boolean) => Effect.Effect<ReadonlyArray<MmpConfigState>>
   /** Corrects the recorded fill to its filled amount once settled ("0" when it failed wholly). */
   readonly settleFill: (
     fill: { readonly makerDeskId: number; readonly id: number; readonly filledAmount: Dec },
@@ -253,6 +255,7 @@ const make = Effect.gen(function* () {
           tradeId,
           rfqId: rfq.id,
           at,
+          quotePutAt: quote.updatedAt,
           amount,
           delta
         })
@@ -284,6 +287,8 @@ const make = Effect.gen(function* () {
         yield* announce(...told)
         return "Admitted" as const
       }),
+
+    protection: (deskId, fresh) => (fresh ? store.configs(deskId) : configsOf(deskId)),
 
     settleFill: (trade, baseCurrency) =>
       Effect.flatMap(configsOf(trade.makerDeskId), (configs) =>

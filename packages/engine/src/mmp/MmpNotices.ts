@@ -58,8 +58,10 @@ const isNotice = (value: JsonValue): value is MmpNotice & JsonValue => {
  * One host: a `PubSub` in memory. Several hosts (a `ClusterBus` in context): each notice is
  * broadcast on the bus, and every host, the sender's included, hears it from the bus. The bus
  * delivers at most once: a host cut off from NATS at that moment misses the notice. What protects
- * the money does not depend on it (fills are decided under the desk's lock in SQL); its caches are
- * bounded by time and its quote refusals follow within that bound.
+ * the money does not depend on it (fills are decided under the desk's lock in SQL, and a quote the
+ * trip should have cancelled is refused there even after the thaw, `MmpRules.ts#fillBarred`, and
+ * closed at the next restore or take-over); its caches are bounded by time and its quote refusals
+ * follow within that bound.
  */
 export const MmpNoticesLive: Layer.Layer<MmpNotices> = Layer.scoped(
   MmpNotices,

@@ -30,6 +30,12 @@ export interface MmpState {
   readonly tripFillId?: number | undefined
   /** Fills with an id up to this one no longer count (a reset, or a thaw written down). */
   readonly clearedThrough: number
+  /**
+   * The desk's quotes in this currency last put (created or updated) before this instant never
+   * trade (`fillBarred`): set by each trip, lowered by a reset, kept through thaws. Undefined: the
+   * desk never tripped in this currency.
+   */
+  readonly staleBefore?: number | undefined
 }
 
 export type MmpConfigState = MmpConfig & MmpState
@@ -62,6 +68,37 @@ const zero = BigDecimal.unsafeFromString("0")
 /** Frozen at `now`: tripped, and the freeze not yet over (a freeze without end lasts until a reset). */
 export const isFrozenAt = (state: MmpState, now: number): boolean =>
   state.frozenAt !== undefined && (state.frozenUntil === undefined || now < state.frozenUntil)
+
+/**
+ * Whether a fill of a quote last put at `quotePutAt` must be refused at `now`: while the desk is
+ * frozen, every fill; after, a fill of a quote put before the end of the desk's last freeze
+ * (`staleBefore`). Such a quote is one the trip should have cancelled (it was active at the trip)
+ * or one the freeze should have refused (put on a host that had not yet heard of the trip). The
+ * cancellations after a trip (`MmpEnforcer.ts`) are told by a notice that a crash or a missed bus
+ * message can lose; this rule, decided under the desk's lock in SQL, is what keeps such a quote from
+ * trading after the thaw whatever was lost. Instants are compared as the hosts' clocks gave them.
+ */
+export const fillBarred = (state: MmpState, quotePutAt: number, now: number): boolean =>
+  isFrozenAt(state, now) || (state.staleBefore !== undefined && quotePutAt < state.staleBefore)
+
+/**
+ * `staleBefore` as a trip writes it: a fill stamped `at` trips under the desk's lock at `decidedAt`.
+ * Quotes put up to the decision are stale (those put after, on a host that had not heard, too:
+ * while frozen nothing fills, and a freeze with an end covers them up to `frozenUntil`).
+ */
+export const staleBeforeOfTrip = (at: number, decidedAt: number, frozenUntil: number | undefined): number =>
+  Math.max(frozenUntil ?? 0, Math.max(at, decidedAt) + 1)
+
+/**
+ * `staleBefore` after a reset at `now`: a reset of a frozen desk ends the freeze now, so quotes put
+ * from now on trade (a freeze with an end would otherwise still bar those put before its end). At
+ * least one millisecond past the trip: a quote put in the trip's own millisecond stays barred. A
+ * reset of a desk that is not frozen changes nothing.
+ */
+export const staleBeforeOfReset = (state: MmpState, now: number): number | undefined =>
+  isFrozenAt(state, now) && state.frozenAt !== undefined
+    ? Math.max(now, state.frozenAt + 1)
+    : state.staleBefore
 
 /**
  * The fills up to this id do not count at `now`: those cleared by a reset, and, once a freeze has

@@ -10,6 +10,8 @@ export interface PlannedFill {
   readonly tradeId: number
   readonly rfqId: number
   readonly at: number
+  /** When the filled quote was last put (created or updated): a stale quote is refused. */
+  readonly quotePutAt: number
   readonly amount: BigDecimal.BigDecimal
   /** The fill's absolute delta in base currency. */
   readonly delta: BigDecimal.BigDecimal
@@ -19,7 +21,10 @@ export interface PlannedFill {
 export type Admission =
   /** The desk has no protection in this currency: nothing was recorded. */
   | { readonly _tag: "Unprotected" }
-  /** Frozen: nothing was recorded; the fill must not execute. */
+  /**
+   * Frozen, or the quote is stale (put before the end of the desk's last freeze,
+   * `MmpRules.ts#fillBarred`): nothing was recorded; the fill must not execute.
+   */
   | { readonly _tag: "Frozen" }
   /**
    * Recorded. `thawed`: a freeze that had passed was written down first (its thaw not yet told).

@@ -1,8 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { BigDecimal, Effect, Layer, Option } from "effect"
+import { BigDecimal, Clock, Effect, Layer, Option } from "effect"
 import type { BaseCurrency } from "../domain/Primitives.js"
 import {
   countedAfter,
+  fillBarred,
   frozenUntilOf,
   isFrozenAt,
   limitReached,
@@ -10,6 +11,8 @@ import {
   type MmpConfig,
   type MmpConfigState,
   settledFigures,
+  staleBeforeOfReset,
+  staleBeforeOfTrip,
   type WindowFigures
 } from "./MmpRules.js"
 import { type Admission, MmpStore, type MmpStoreService, type PlannedFill } from "./MmpStore.js"
@@ -37,6 +40,7 @@ interface ConfigRow {
   readonly frozenUntil: number | string | null
   readonly tripFillId: number | string | null
   readonly clearedThrough: number | string
+  readonly staleBefore: number | string | null
 }
 
 const optionalNumber = (v: number | string | null): number | undefined => (v === null ? undefined : Number(v))
@@ -55,7 +59,8 @@ const configOf = (row: ConfigRow): MmpConfigState => ({
   frozenAt: optionalNumber(row.frozenAt),
   frozenUntil: optionalNumber(row.frozenUntil),
   tripFillId: optionalNumber(row.tripFillId),
-  clearedThrough: Number(row.clearedThrough)
+  clearedThrough: Number(row.clearedThrough),
+  staleBefore: optionalNumber(row.staleBefore)
 })
 
 const figuresOf = (row: { amount: string; delta: string; trades: number | string }): WindowFigures => ({
@@ -70,7 +75,7 @@ export const makeSqlMmpStore: Effect.Effect<MmpStoreService, never, SqlClient.Sq
     const columns = sql.literal(`base_currency AS "baseCurrency", interval_ms AS "intervalMs",
       frozen_ms AS "frozenMs", amount_limit::text AS "amountLimit", delta_limit::text AS "deltaLimit",
       trade_count_limit AS "tradeCountLimit", frozen_at AS "frozenAt", frozen_until AS "frozenUntil",
-      trip_fill_id AS "tripFillId", cleared_through AS "clearedThrough"`)
+      trip_fill_id AS "tripFillId", cleared_through AS "clearedThrough", stale_before AS "staleBefore"`)
 
     const configs = (deskId: number) =>
       sql<ConfigRow>`SELECT ${columns} FROM mmp_configs WHERE desk_id = ${deskId} ORDER BY base_currency`.pipe(
@@ -115,7 +120,7 @@ export const makeSqlMmpStore: Effect.Effect<MmpStoreService, never, SqlClient.Sq
             const locked = yield* lockConfig(deskId, baseCurrency)
             if (locked === undefined) return Option.none()
             yield* sql`UPDATE mmp_configs SET frozen_at = NULL, frozen_until = NULL, trip_fill_id = NULL,
-                cleared_through = greatest(cleared_through, (SELECT coalesce(max(id), 0) FROM mmp_fills
+                stale_before = ${staleBeforeOfReset(locked, now) ?? null}::bigint, cleared_through = greatest(cleared_through, (SELECT coalesce(max(id), 0) FROM mmp_fills
                   WHERE desk_id = ${deskId} AND base_currency = ${baseCurrency})), updated_at = ${now}
               WHERE desk_id = ${deskId} AND base_currency = ${baseCurrency}`
             return Option.some({ wasFrozen: isFrozenAt(locked, now) })
@@ -145,7 +150,8 @@ export const makeSqlMmpStore: Effect.Effect<MmpStoreService, never, SqlClient.Sq
           Effect.gen(function* () {
             const state = yield* lockConfig(fill.deskId, fill.baseCurrency)
             if (state === undefined) return { _tag: "Unprotected" } as const
-            if (isFrozenAt(state, fill.at)) return { _tag: "Frozen" } as const
+            // Frozen, or a quote the last trip should have cancelled (its notice may have been lost).
+            if (fillBarred(state, fill.quotePutAt, fill.at)) return { _tag: "Frozen" } as const
             const thawed = state.frozenAt !== undefined
             const after = countedAfter(state, fill.at)
             const amount = decimalText(fill.amount)
@@ -168,7 +174,12 @@ export const makeSqlMmpStore: Effect.Effect<MmpStoreService, never, SqlClient.Sq
             const limit = limitReached(state, window)
             if (limit === undefined && !thawed) return { _tag: "Admitted", thawed } as const
             const frozenUntil = limit === undefined ? undefined : frozenUntilOf(state, fill.at)
+            const staleBefore =
+              limit === undefined
+                ? state.staleBefore
+                : staleBeforeOfTrip(fill.at, yield* Clock.currentTimeMillis, frozenUntil)
             yield* sql`UPDATE mmp_configs SET
+                stale_before = ${staleBefore ?? null}::bigint,
                 frozen_at = ${limit === undefined ? null : fill.at}::bigint,
                 frozen_until = ${frozenUntil ?? null}::bigint,
                 trip_fill_id = ${limit === undefined ? null : fillId}::bigint,

@@ -29,7 +29,16 @@ describe.each(testDatabases)("mmp admission order on $name", ({ layer: database 
           1_000
         )
         const admit = (tradeId: number, at: number) =>
-          store.admit({ deskId, baseCurrency: "BTC", tradeId, rfqId: tradeId, at, amount: one, delta: one })
+          store.admit({
+            deskId,
+            baseCurrency: "BTC",
+            tradeId,
+            rfqId: tradeId,
+            at,
+            quotePutAt: at,
+            amount: one,
+            delta: one
+          })
         const first = yield* admit(900_001, 10_050)
         assert.deepStrictEqual(first, { _tag: "Admitted", thawed: false })
         const second = yield* admit(900_002, 10_020)

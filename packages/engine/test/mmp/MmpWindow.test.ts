@@ -1,16 +1,19 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, layer } from "@effect/vitest"
-import { BigDecimal, Effect, Runtime } from "effect"
+import { BigDecimal, Effect, Runtime, TestClock } from "effect"
 import * as fc from "fast-check"
 import {
   type CountedFill,
   countedAfter,
+  fillBarred,
   frozenUntilOf,
   isFrozenAt,
   limitReached,
   type MmpConfig,
   type MmpState,
   settledFigures,
+  staleBeforeOfReset,
+  staleBeforeOfTrip,
   windowOf
 } from "../../src/mmp/MmpRules.js"
 import { MmpStore } from "../../src/mmp/MmpStore.js"
@@ -19,14 +22,23 @@ import { testDatabases, testDatabaseTimeout } from "../support/TestDatabases.js"
 
 /**
  * The SQL store's window and trips against a plain model: random fills at random instants of a
- * random clock, settled fully, partly or not at all, resets, and status reads in between. The
+ * random clock, of quotes put at random instants before them (a quote put before the end of the
+ * last freeze is refused: `fillBarred`), settled fully, partly or not at all, resets, and status
+ * reads in between. The
  * model keeps every fill in an array and sums it with `windowOf`; the store sums in SQL under the
  * desk's lock, prunes, and writes trips and thaws. Both must agree on every admission (frozen or
  * not, tripped or not, by which limit, with which figures) and on every window read.
  */
 
 type Op =
-  | { readonly kind: "fill"; readonly after: number; readonly amount: string; readonly delta: string }
+  | {
+      readonly kind: "fill"
+      readonly after: number
+      /** How long before the fill its quote was last put. */
+      readonly putBefore: number
+      readonly amount: string
+      readonly delta: string
+    }
   | { readonly kind: "settle"; readonly which: number; readonly part: "all" | "half" | "none" }
   | { readonly kind: "reset"; readonly after: number }
   | { readonly kind: "read"; readonly after: number }
@@ -42,6 +54,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("fill" as const),
       after: fc.integer({ min: 0, max: 1500 }),
+      putBefore: fc.integer({ min: 0, max: 3000 }),
       amount: decimal(50, 1),
       delta: decimal(5, 8)
     })
@@ -108,17 +121,21 @@ const run = (cfg: MmpConfig, ops: ReadonlyArray<Op>) =>
           const tradeId = nextTradeId++
           const amount = BigDecimal.unsafeFromString(o.amount)
           const delta = BigDecimal.unsafeFromString(o.delta)
+          const quotePutAt = now - o.putBefore
+          // The store decides a trip at the clock's instant (`staleBeforeOfTrip`): the fill's.
+          yield* TestClock.setTime(now)
           const admission = yield* store.admit({
             deskId,
             baseCurrency: "BTC",
             tradeId,
             rfqId: 1,
             at: now,
+            quotePutAt,
             amount,
             delta
           })
-          if (isFrozenAt(state, now)) {
-            assert.strictEqual(admission._tag, "Frozen", `frozen at ${now}`)
+          if (fillBarred(state, quotePutAt, now)) {
+            assert.strictEqual(admission._tag, "Frozen", `frozen at ${now}, quote put at ${quotePutAt}`)
             break
           }
           const thawed = state.frozenAt !== undefined
@@ -139,7 +156,9 @@ const run = (cfg: MmpConfig, ops: ReadonlyArray<Op>) =>
               frozenAt: limit === undefined ? undefined : now,
               frozenUntil: limit === undefined ? undefined : frozenUntilOf(cfg, now),
               tripFillId: limit === undefined ? undefined : id,
-              clearedThrough: after
+              clearedThrough: after,
+              staleBefore:
+                limit === undefined ? state.staleBefore : staleBeforeOfTrip(now, now, frozenUntilOf(cfg, now))
             }
           }
           break
@@ -163,7 +182,7 @@ const run = (cfg: MmpConfig, ops: ReadonlyArray<Op>) =>
         case "reset": {
           now += o.after
           yield* store.reset(deskId, "BTC", now)
-          state = { clearedThrough: id }
+          state = { clearedThrough: id, staleBefore: staleBeforeOfReset(state, now) }
           break
         }
         case "read": {
@@ -171,6 +190,7 @@ const run = (cfg: MmpConfig, ops: ReadonlyArray<Op>) =>
           // The store's own state, with its own fill ids (the model's ids count from 1).
           const [stored] = yield* store.configs(deskId)
           assert.strictEqual(isFrozenAt(stored!, now), isFrozenAt(state, now))
+          assert.strictEqual(stored!.staleBefore, state.staleBefore)
           const window = yield* store.window(deskId, "BTC", cfg.intervalMs, countedAfter(stored!, now), now)
           assert.deepStrictEqual(
             figures(window),

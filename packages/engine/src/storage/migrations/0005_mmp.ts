@@ -5,7 +5,9 @@
  *   also the lock every fill of the desk in that currency takes (`SELECT … FOR UPDATE`), so fills
  *   racing a trip on any host are decided one at a time. `frozen_at` set: frozen from then until
  *   `frozen_until` (null: until a reset). Fills with an id up to `cleared_through` no longer count
- *   (a reset, or a thaw: then it is the tripping fill `trip_fill_id`).
+ *   (a reset, or a thaw: then it is the tripping fill `trip_fill_id`). `stale_before`: the desk's
+ *   quotes in that currency last put before it never fill (`MmpRules.ts#fillBarred`); each trip
+ *   sets it, a reset of a frozen desk lowers it to the reset, thaws keep it.
  * - `mmp_fills`: each admitted fill, with what it was planned to trade and, once settled, what it
  *   traded (a wholly failed fill counts nothing). Rows older than the longest interval are pruned.
  */
@@ -22,6 +24,7 @@ CREATE TABLE mmp_configs (
   frozen_until bigint,
   trip_fill_id bigint,
   cleared_through bigint NOT NULL DEFAULT 0,
+  stale_before bigint,
   updated_at bigint NOT NULL,
   PRIMARY KEY (desk_id, base_currency),
   CHECK (amount_limit IS NOT NULL OR delta_limit IS NOT NULL OR trade_count_limit IS NOT NULL)
