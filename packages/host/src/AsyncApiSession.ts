@@ -1,11 +1,11 @@
 import {
   BaseCurrency,
   catalog,
-  endpoints,
   type ErrorKey,
   HeartbeatResult,
   MakerRfq,
   MmpWindow,
+  PublicTrade,
   Quote,
   RfqId,
   RfqListItem,
@@ -21,6 +21,7 @@ import type { Json, JsonSchemas } from "./JsonSchemas.js"
 import { CHANNELS } from "./ws/Channels.js"
 import { RpcCode } from "./ws/JsonRpc.js"
 import { CloseCode } from "./ws/SessionEnvironment.js"
+import { CancelOnDisconnectParams } from "./ws/SessionMethods.js"
 
 /**
  * What the AsyncAPI document says of the WebSocket session beyond the endpoint table: the
@@ -60,11 +61,6 @@ const AuthRefreshResult = Schema.Struct({
   ),
   expiresAt: Schema.Int.annotations({ description: "When the session now ends (unix ms)." })
 }).annotations({ identifier: "AuthRefreshResult", description: "Result of `auth/refresh`." })
-
-const CancelOnDisconnect = Schema.Struct({ enabled: Schema.Boolean }).annotations({
-  identifier: "CancelOnDisconnect",
-  description: "Params and result of `v1/cancel-on-disconnect`."
-})
 
 const channelsMethod = (method: string, status: string): SessionMethod => ({
   method,
@@ -117,22 +113,15 @@ export const sessionMethods: ReadonlyArray<SessionMethod> = [
     method: "v1/cancel-on-disconnect",
     summary: "Cancel the user's quotes when its last protected session ends",
     tag: sessionTag,
-    params: (s) => s.of(CancelOnDisconnect),
+    params: (s) => s.of(CancelOnDisconnectParams),
     paramsOptional: false,
-    result: (s) => s.of(CancelOnDisconnect),
+    result: (s) => s.of(CancelOnDisconnectParams),
     example: { enabled: true }
   }
 ]
 
 const Event = Schema.Literal("created", "updated", "deleted")
 const LiveEvent = Schema.Literal("created", "updated")
-
-/**
- * The tape's element as `GET /v1/trades/public` lists it, read from the table's answer schema
- * (`PublicTrade` is not exported from the engine's root; a struct at run time).
- */
-const publicTrade = endpoints["v1/trades/public"].output.fields.results
-  .value as unknown as Schema.Struct<Schema.Struct.Fields>
 
 const deletedRfq = Schema.Struct({ event: Schema.Literal("deleted"), rfqId: RfqId })
 
@@ -169,7 +158,7 @@ export const channelPayloads: Readonly<Record<string, Schema.Schema.AnyNoContext
     description:
       "A quote received on the caller's RFQ, as in `GET /v1/rfq/{id}/quote`, with `rfqId` and `status`."
   }),
-  trades: Schema.Struct({ event: Schema.Literal("created"), ...publicTrade.fields }).annotations({
+  trades: Schema.Struct({ event: Schema.Literal("created"), ...PublicTrade.fields }).annotations({
     identifier: "PublicTradeEvent",
     description: "A block trade that printed, as `GET /v1/trades/public` lists it."
   }),

@@ -63,7 +63,11 @@ type Method = (params: unknown, caller: AuthenticatedCaller) => Effect.Effect<un
 /** Rate-limit exemption of the spec besides the open methods. */
 const UNLIMITED_METHODS = new Set(["auth/refresh"])
 
-const CancelOnDisconnectParams = Schema.Struct({ enabled: Schema.Boolean })
+/** `v1/cancel-on-disconnect`'s params, and its result (also published in `AsyncApiSession.ts`). */
+export const CancelOnDisconnectParams = Schema.Struct({ enabled: Schema.Boolean }).annotations({
+  identifier: "CancelOnDisconnect",
+  description: "Params and result of `v1/cancel-on-disconnect`."
+})
 
 /** JSON-RPC params are by name here: absent means `{}`, a positional array is refused. */
 const paramsObject = (params: unknown): Either.Either<unknown, ApiError> =>
