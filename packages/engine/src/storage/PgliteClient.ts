@@ -5,6 +5,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
+import { attachDirectRun } from "./DirectSql.js"
 import { PermitQueue } from "./PermitQueue.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, statementDeadlineMs } from "./StatementDeadline.js"
 import { pgliteParsers } from "./SqlTypes.js"
@@ -125,7 +126,10 @@ const makeClient = (
       ["db.system.name", "postgresql"],
       ["db.namespace", db.dataDir ?? "memory://"]
     ]
-  }).pipe(Effect.map((client) => Object.assign(client, { pglite: db })))
+  }).pipe(
+    // The hot writes' statements skip `Statement` (`DirectSql.ts`), on the same connection.
+    Effect.map((client) => Object.assign(attachDirectRun(client, shared), { pglite: db }))
+  )
 }
 
 /** Wraps a PGlite instance owned by the caller (it is not closed by this client). */

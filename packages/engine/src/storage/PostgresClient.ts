@@ -6,6 +6,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Effect, Layer, type Scope, Stream } from "effect"
+import { attachDirectRun } from "./DirectSql.js"
 import { GuardedPool, type Lease, type PgPool, type PgQuery, type PgResult } from "./GuardedPool.js"
 import { PreparedNames } from "./PreparedNames.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, deadlineError, statementDeadlineMs } from "./StatementDeadline.js"
@@ -231,12 +232,15 @@ export const make = (
     )
     const guarded = new GuardedPool(pool)
     const names = new PreparedNames()
-    const client = yield* SqlClient.make({
-      acquirer: Effect.succeed(makeConnection(guarded, defaultMs, names)),
+    const pooled = makeConnection(guarded, defaultMs, names)
+    const made = yield* SqlClient.make({
+      acquirer: Effect.succeed(pooled),
       transactionAcquirer: reserve(guarded, defaultMs, names),
       compiler: makeCompiler(),
       spanAttributes: [["db.system.name", "postgresql"]]
     })
+    // The hot writes' statements skip `Statement` (`DirectSql.ts`), on the same connection.
+    const client = attachDirectRun(made, pooled)
     // The server answers before the client is handed out: a wrong URL fails the start, not a request.
     yield* Effect.asVoid(client`SELECT 1`).pipe(
       Effect.mapError(

@@ -1,11 +1,11 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { StateMachine } from "xstate"
 import { oppositeDirection } from "../domain/Primitives.js"
 import type { RfqEffect, RfqStateValue, rfqMachine } from "../rfq/RfqMachine.js"
 import type { QuoteRecord, TradeRecord } from "../rfq/RfqRecord.js"
+import { directRun, placeholders, shiftPlaceholders, StatementShapes } from "./DirectSql.js"
 import { dbStatusOf } from "./RfqRows.js"
 import { isEventSeqTaken } from "./SqlErrors.js"
 
@@ -114,155 +114,289 @@ export const stepPayload = (value: RfqStateValue, effects: ReadonlyArray<StepEff
   })
 })
 
+/**
+ * One write of a step: a statement returning one row per row it touched, and how many it must
+ * touch. Its text numbers its parameters from `$1`; `key` (with `expected`) determines the text,
+ * so a step's whole statement is built once per shape (`StatementShapes`).
+ */
+interface Part {
+  readonly key: string
+  readonly text: () => string
+  readonly values: ReadonlyArray<unknown>
+  readonly expected: number
+  readonly what: string
+}
+
+const QUOTE_COLUMNS = `id, rfq_id, maker_desk_id, maker_user_id, maker_id, label, direction, settlement_option,
+  settlement_credentials_id, quote_currency, amount, price, legs, hedge, status, valid_until, created_at, updated_at`
+
+const insertQuote = (q: QuoteRecord): Part => ({
+  key: "qi",
+  text: () => `INSERT INTO quotes (${QUOTE_COLUMNS})
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15, $16, $17, $18)
+    RETURNING id`,
+  values: [
+    q.id,
+    q.rfqId,
+    q.makerDeskId,
+    q.makerUserId,
+    q.makerId,
+    q.label ?? null,
+    q.direction,
+    q.settlementOption,
+    q.settlementCredentials,
+    q.quoteCurrency,
+    q.amount,
+    q.price,
+    json(q.legs),
+    q.hedge === undefined ? null : json(q.hedge),
+    q.status,
+    q.validUntil ?? null,
+    q.createdAt,
+    q.updatedAt
+  ],
+  expected: 1,
+  what: `insert quote ${q.id}`
+})
+
+const updateQuote = (q: QuoteRecord): Part => ({
+  key: "qu",
+  text: () => `UPDATE quotes SET label = $1, direction = $2, settlement_option = $3, settlement_credentials_id = $4,
+    quote_currency = $5, amount = $6, price = $7, legs = $8::jsonb, hedge = $9::jsonb, status = $10,
+    valid_until = $11, updated_at = $12, version = version + 1
+    WHERE id = $13 AND rfq_id = $14 AND status = 'active'
+    RETURNING id`,
+  values: [
+    q.label ?? null,
+    q.direction,
+    q.settlementOption,
+    q.settlementCredentials,
+    q.quoteCurrency,
+    q.amount,
+    q.price,
+    json(q.legs),
+    q.hedge === undefined ? null : json(q.hedge),
+    q.status,
+    q.validUntil ?? null,
+    q.updatedAt,
+    q.id,
+    q.rfqId
+  ],
+  expected: 1,
+  what: `update active quote ${q.id}`
+})
+
+const closeQuotes = (rfqId: number, ids: ReadonlyArray<number>, status: string, at: number): Part => ({
+  key: `qc${ids.length}`,
+  text: () => `UPDATE quotes SET status = $1, updated_at = $2, version = version + 1
+    WHERE rfq_id = $3 AND status = 'active' AND id IN (${placeholders(4, ids.length)})
+    RETURNING id`,
+  values: [status, at, rfqId, ...ids],
+  expected: ids.length,
+  what: `close active quotes ${ids.join(", ")} as ${status}`
+})
+
+// The taker user of a trade is the RFQ's: the trade record does not carry who accepted.
+const insertTrade = (t: TradeRecord, now: number): Part => ({
+  key: "ti",
+  text: () => `INSERT INTO trades (id, rfq_id, quote_id, taker_user_id, taker_direction, settlement_option, price,
+    amount, filled_amount, status, created_at, updated_at)
+    SELECT $1, r.id, $2, r.taker_user_id, $3, $4, $5, $6, $7, 'pending', $8, $9
+    FROM rfqs r WHERE r.id = $10
+    RETURNING id`,
+  values: [
+    t.id,
+    t.quoteId,
+    oppositeDirection(t.makerDirection),
+    t.settlementOption,
+    t.price,
+    t.amount,
+    t.filledAmount,
+    t.createdAt,
+    now,
+    t.rfqId
+  ],
+  expected: 1,
+  what: `insert trade ${t.id}`
+})
+
+const ALLOCATION_COLUMNS = `"id", "trade_id", "position", "venue", "credentials_id", "percentage", "amount", "status",
+  "idempotency_key", "exchange_trade_id", "reason", "created_at", "updated_at"`
+const ALLOCATION_VALUES = 13
+
+const insertAllocations = (t: TradeRecord): Part => ({
+  key: `ai${t.allocations.length}`,
+  text: () => {
+    const rows = t.allocations.map(
+      (_, i) => `(${placeholders(1 + i * ALLOCATION_VALUES, ALLOCATION_VALUES)})`
+    )
+    return `INSERT INTO allocations (${ALLOCATION_COLUMNS}) VALUES ${rows.join(", ")} RETURNING id`
+  },
+  values: t.allocations.flatMap((a, position) => [
+    a.id,
+    t.id,
+    position,
+    t.settlementOption,
+    a.credentialsId,
+    a.percentage,
+    a.amount,
+    a.status,
+    a.idempotencyKey,
+    a.exchangeTradeId ?? null,
+    a.reason ?? null,
+    t.createdAt,
+    a.updatedAt
+  ]),
+  expected: t.allocations.length,
+  what: `allocations of ${t.id}`
+})
+
+const finishAllocation = (tradeId: number, a: TradeRecord["allocations"][number]): Part => ({
+  key: "af",
+  text: () => `UPDATE allocations SET status = $1, exchange_trade_id = $2, reason = $3, updated_at = $4
+    WHERE id = $5 AND trade_id = $6
+    RETURNING id`,
+  values: [a.status, a.exchangeTradeId ?? null, a.reason ?? null, a.updatedAt, a.id, tradeId],
+  expected: 1,
+  what: `finish allocation ${a.id}`
+})
+
+const finishTrade = (t: TradeRecord, status: string, now: number): Part => ({
+  key: "tf",
+  text: () => `UPDATE trades SET status = $1, filled_amount = $2, updated_at = $3
+    WHERE id = $4 AND rfq_id = $5 AND status = 'pending'
+    RETURNING id`,
+  values: [status, t.filledAmount, now, t.id, t.rfqId],
+  expected: 1,
+  what: `finish pending trade ${t.id}`
+})
+
+const partsOf = (rfqId: number, e: StepEffect, now: number): Array<Part> => {
+  switch (e.type) {
+    case "quoteStored": {
+      const { quote, previous } = e.params
+      if (quote.rfqId !== rfqId)
+        throw new StepMismatch(`quote ${quote.id} belongs to RFQ ${quote.rfqId}, not ${rfqId}`)
+      return [previous === undefined ? insertQuote(quote) : updateQuote(quote)]
+    }
+    case "quotesClosed": {
+      const byStatus = new Map<string, Array<number>>()
+      for (const { quote, status } of e.params.closed) {
+        const ids = byStatus.get(status)
+        if (ids === undefined) byStatus.set(status, [quote.id])
+        else ids.push(quote.id)
+      }
+      return [...byStatus].map(([status, ids]) => closeQuotes(rfqId, ids, status, e.params.at))
+    }
+    case "tradeStarted": {
+      const { trade } = e.params
+      if (trade.rfqId !== rfqId)
+        throw new StepMismatch(`trade ${trade.id} belongs to RFQ ${trade.rfqId}, not ${rfqId}`)
+      if (trade.allocations.length === 0) throw new StepMismatch(`trade ${trade.id} has no allocations`)
+      return [insertTrade(trade, now), insertAllocations(trade)]
+    }
+    case "tradeFinished": {
+      const { trade, outcome } = e.params
+      return [
+        ...trade.allocations.map((a) => finishAllocation(trade.id, a)),
+        finishTrade(trade, tradeStatus[outcome], now)
+      ]
+    }
+    case "rfqClosed":
+    case "rfqDeleted":
+      // Columns of the RFQ row itself, written with it (see `updateRfq`).
+      return []
+  }
+}
+
+/**
+ * The RFQ row, guarded by its version: `rfqs.version` counts the RFQ's events (1 at its insert
+ * with event 1, one more per step), so the step writing event `seq` finds the row at `seq - 1`
+ * unless another owner stepped the RFQ meanwhile. Then it touches no row, and the step dies as a
+ * mismatch: a stale owner never writes, and its actor reloads (doubt).
+ */
+const updateRfq = (
+  rfqId: number,
+  seq: number,
+  value: RfqStateValue,
+  effects: ReadonlyArray<StepEffect>
+): Part => {
+  // Each column set, in order, and its value: the key names the columns, so it names the text.
+  const columns: Array<string> = []
+  const values: Array<unknown> = []
+  const status = dbStatusOf(value)
+  if (status !== undefined) {
+    columns.push("status")
+    values.push(status)
+  }
+  for (const e of effects) {
+    if (e.type === "rfqClosed") {
+      columns.push("closed_at")
+      values.push(e.params.at)
+    }
+    if (e.type === "rfqDeleted") {
+      columns.push("deleted_at")
+      values.push(e.params.at)
+    }
+  }
+  values.push(rfqId, seq - 1)
+  return {
+    key: `r(${columns.join(",")})`,
+    text: () => {
+      const sets = ["version = version + 1", ...columns.map((c, i) => `${c} = $${i + 1}`)]
+      const n = columns.length
+      return `UPDATE rfqs SET ${sets.join(", ")}
+        WHERE id = $${n + 1} AND deleted_at IS NULL AND version = $${n + 2} RETURNING id`
+    },
+    values,
+    expected: 1,
+    what: `update RFQ ${rfqId} at version ${seq - 1}`
+  }
+}
+
+const insertEvent = (
+  rfqId: number,
+  seq: number,
+  eventType: string,
+  value: RfqStateValue,
+  effects: ReadonlyArray<StepEffect>,
+  now: number
+): Part => ({
+  key: "e",
+  text: () => `INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
+    VALUES ($1, $2, $3, $4::jsonb, $5)
+    RETURNING seq`,
+  values: [rfqId, seq, eventType, json(stepPayload(value, effects)), now],
+  expected: 1,
+  what: `insert event ${seq} of RFQ ${rfqId}`
+})
+
+/**
+ * The statement of a step: every write a data-modifying CTE `wN`, then one check per write that
+ * it touched exactly the rows it must (its expected count and its description are the last
+ * parameters, two per write, in order). Each check reads its CTE, so none is a constant the
+ * planner could evaluate early.
+ */
+const stepText = (parts: ReadonlyArray<Part>): string => {
+  let offset = 0
+  const ctes = parts.map((p, i) => {
+    const cte = `"w${i}" AS (${shiftPlaceholders(p.text(), offset)})`
+    offset += p.values.length
+    return cte
+  })
+  const checks = parts.map((p, i) => {
+    const expected = ++offset
+    const what = ++offset
+    return `CASE WHEN (SELECT count(*) FROM "w${i}") = $${expected} THEN 0
+      ELSE ('RfqStore.applyStep: ' || $${what} || ' (expected ${p.expected} row(s), wrote ' ||
+        (SELECT count(*) FROM "w${i}") || ')')::int END`
+  })
+  return `WITH ${ctes.join(", ")} SELECT ${checks.join(" + ")} AS mismatches`
+}
+
 export const makeStepWriter = (sql: SqlClient.SqlClient) => {
-  const insertQuote = (q: QuoteRecord) =>
-    sql`INSERT INTO quotes (id, rfq_id, maker_desk_id, maker_user_id, maker_id, label, direction, settlement_option,
-        settlement_credentials_id, quote_currency, amount, price, legs, hedge, status, valid_until, created_at,
-        updated_at)
-      VALUES (${q.id}, ${q.rfqId}, ${q.makerDeskId}, ${q.makerUserId}, ${q.makerId}, ${q.label ?? null},
-        ${q.direction}, ${q.settlementOption}, ${q.settlementCredentials}, ${q.quoteCurrency}, ${q.amount},
-        ${q.price}, ${json(q.legs)}::jsonb, ${q.hedge === undefined ? null : json(q.hedge)}::jsonb, ${q.status},
-        ${q.validUntil ?? null}, ${q.createdAt}, ${q.updatedAt})
-      RETURNING id`
-
-  const updateQuote = (q: QuoteRecord) =>
-    sql`UPDATE quotes SET label = ${q.label ?? null}, direction = ${q.direction},
-        settlement_option = ${q.settlementOption}, settlement_credentials_id = ${q.settlementCredentials},
-        quote_currency = ${q.quoteCurrency}, amount = ${q.amount}, price = ${q.price}, legs = ${json(q.legs)}::jsonb,
-        hedge = ${q.hedge === undefined ? null : json(q.hedge)}::jsonb, status = ${q.status},
-        valid_until = ${q.validUntil ?? null}, updated_at = ${q.updatedAt}, version = version + 1
-      WHERE id = ${q.id} AND rfq_id = ${q.rfqId} AND status = 'active'
-      RETURNING id`
-
-  const closeQuotes = (rfqId: number, ids: ReadonlyArray<number>, status: string, at: number) =>
-    sql`UPDATE quotes SET status = ${status}, updated_at = ${at}, version = version + 1
-      WHERE rfq_id = ${rfqId} AND status = 'active' AND id IN ${sql.in(ids)}
-      RETURNING id`
-
-  // The taker user of a trade is the RFQ's: the trade record does not carry who accepted.
-  const insertTrade = (t: TradeRecord, now: number) =>
-    sql`INSERT INTO trades (id, rfq_id, quote_id, taker_user_id, taker_direction, settlement_option, price, amount,
-        filled_amount, status, created_at, updated_at)
-      SELECT ${t.id}, r.id, ${t.quoteId}, r.taker_user_id, ${oppositeDirection(t.makerDirection)},
-        ${t.settlementOption}, ${t.price}, ${t.amount}, ${t.filledAmount}, 'pending', ${t.createdAt}, ${now}
-      FROM rfqs r WHERE r.id = ${t.rfqId}
-      RETURNING id`
-
-  const insertAllocations = (t: TradeRecord) =>
-    sql`INSERT INTO allocations ${sql.insert(
-      t.allocations.map((a, position) => ({
-        id: a.id,
-        trade_id: t.id,
-        position,
-        venue: t.settlementOption,
-        credentials_id: a.credentialsId,
-        percentage: a.percentage,
-        amount: a.amount,
-        status: a.status,
-        idempotency_key: a.idempotencyKey,
-        exchange_trade_id: a.exchangeTradeId ?? null,
-        reason: a.reason ?? null,
-        created_at: t.createdAt,
-        updated_at: a.updatedAt
-      }))
-    )} RETURNING id`
-
-  const finishAllocation = (tradeId: number, a: TradeRecord["allocations"][number]) =>
-    sql`UPDATE allocations SET status = ${a.status}, exchange_trade_id = ${a.exchangeTradeId ?? null},
-        reason = ${a.reason ?? null}, updated_at = ${a.updatedAt}
-      WHERE id = ${a.id} AND trade_id = ${tradeId}
-      RETURNING id`
-
-  const finishTrade = (t: TradeRecord, status: string, now: number) =>
-    sql`UPDATE trades SET status = ${status}, filled_amount = ${t.filledAmount}, updated_at = ${now}
-      WHERE id = ${t.id} AND rfq_id = ${t.rfqId} AND status = 'pending'
-      RETURNING id`
-
-  /** One write of a step: a statement returning one row per row it touched, and how many it must touch. */
-  interface Part {
-    readonly statement: Statement.Statement<unknown>
-    readonly expected: number
-    readonly what: string
-  }
-
-  const partsOf = (rfqId: number, e: StepEffect, now: number): Array<Part> => {
-    switch (e.type) {
-      case "quoteStored": {
-        const { quote, previous } = e.params
-        if (quote.rfqId !== rfqId)
-          throw new StepMismatch(`quote ${quote.id} belongs to RFQ ${quote.rfqId}, not ${rfqId}`)
-        return previous === undefined
-          ? [{ statement: insertQuote(quote), expected: 1, what: `insert quote ${quote.id}` }]
-          : [{ statement: updateQuote(quote), expected: 1, what: `update active quote ${quote.id}` }]
-      }
-      case "quotesClosed": {
-        const byStatus = new Map<string, Array<number>>()
-        for (const { quote, status } of e.params.closed)
-          byStatus.set(status, [...(byStatus.get(status) ?? []), quote.id])
-        return [...byStatus].map(([status, ids]) => ({
-          statement: closeQuotes(rfqId, ids, status, e.params.at),
-          expected: ids.length,
-          what: `close active quotes ${ids.join(", ")} as ${status}`
-        }))
-      }
-      case "tradeStarted": {
-        const { trade } = e.params
-        if (trade.rfqId !== rfqId)
-          throw new StepMismatch(`trade ${trade.id} belongs to RFQ ${trade.rfqId}, not ${rfqId}`)
-        if (trade.allocations.length === 0) throw new StepMismatch(`trade ${trade.id} has no allocations`)
-        return [
-          { statement: insertTrade(trade, now), expected: 1, what: `insert trade ${trade.id}` },
-          {
-            statement: insertAllocations(trade),
-            expected: trade.allocations.length,
-            what: `allocations of ${trade.id}`
-          }
-        ]
-      }
-      case "tradeFinished": {
-        const { trade, outcome } = e.params
-        return [
-          ...trade.allocations.map((a) => ({
-            statement: finishAllocation(trade.id, a),
-            expected: 1,
-            what: `finish allocation ${a.id}`
-          })),
-          {
-            statement: finishTrade(trade, tradeStatus[outcome], now),
-            expected: 1,
-            what: `finish pending trade ${trade.id}`
-          }
-        ]
-      }
-      case "rfqClosed":
-      case "rfqDeleted":
-        // Columns of the RFQ row itself, written with it (see `updateRfq`).
-        return []
-    }
-  }
-
-  /**
-   * The RFQ row, guarded by its version: `rfqs.version` counts the RFQ's events (1 at its insert
-   * with event 1, one more per step), so the step writing event `seq` finds the row at `seq - 1`
-   * unless another owner stepped the RFQ meanwhile. Then it touches no row, and the step dies as a
-   * mismatch: a stale owner never writes, and its actor reloads (doubt).
-   */
-  const updateRfq = (
-    rfqId: number,
-    seq: number,
-    value: RfqStateValue,
-    effects: ReadonlyArray<StepEffect>
-  ) => {
-    const sets = [sql`version = version + 1`]
-    const status = dbStatusOf(value)
-    if (status !== undefined) sets.push(sql`status = ${status}`)
-    for (const e of effects) {
-      if (e.type === "rfqClosed") sets.push(sql`closed_at = ${e.params.at}`)
-      if (e.type === "rfqDeleted") sets.push(sql`deleted_at = ${e.params.at}`)
-    }
-    return sql`UPDATE rfqs SET ${sql.csv(sets)}
-      WHERE id = ${rfqId} AND deleted_at IS NULL AND version = ${seq - 1} RETURNING id`
-  }
+  const run = directRun(sql)
+  const shapes = new StatementShapes()
 
   /**
    * Writes one step as ONE statement: every write is a data-modifying CTE, and the statement's
@@ -270,7 +404,8 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
    * atomically, so a step is all or nothing without BEGIN and COMMIT, in one round trip instead of
    * one per write. A count that is off makes the statement fail (a cast of the mismatch report to
    * integer), which undoes every write of the step; the caller sees a defect naming the write.
-   * Safe inside a surrounding transaction too.
+   * Safe inside a surrounding transaction too. The text is built once per shape of step; a call
+   * builds only its parameters.
    */
   const writeStep = (
     rfqId: number,
@@ -282,35 +417,27 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
   ): Effect.Effect<void, SqlError> =>
     Effect.suspend(() => {
       let parts: Array<Part>
-      let effects: ReadonlyArray<StepEffect>
       try {
-        effects = stepEffectsOf(rawEffects)
+        const effects = stepEffectsOf(rawEffects)
         parts = effects.flatMap((e) => partsOf(rfqId, e, now))
+        parts.push(
+          updateRfq(rfqId, seq, value, effects),
+          insertEvent(rfqId, seq, eventType, value, effects, now)
+        )
       } catch (error) {
         return error instanceof StepMismatch ? mismatch(error.message) : Effect.die(error)
       }
-      parts.push(
-        {
-          statement: updateRfq(rfqId, seq, value, effects),
-          expected: 1,
-          what: `update RFQ ${rfqId} at version ${seq - 1}`
-        },
-        {
-          statement: sql`INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-            VALUES (${rfqId}, ${seq}, ${eventType}, ${json(stepPayload(value, effects))}::jsonb, ${now})
-            RETURNING seq`,
-          expected: 1,
-          what: `insert event ${seq} of RFQ ${rfqId}`
-        }
-      )
-      const ctes = parts.map((p, i) => sql`${sql(`w${i}`)} AS (${p.statement})`)
-      // Each check reads its CTE, so none is a constant the planner could evaluate early.
-      const checks = parts.map(
-        (p, i) => sql`CASE WHEN (SELECT count(*) FROM ${sql(`w${i}`)}) = ${p.expected} THEN 0
-          ELSE ('RfqStore.applyStep: ' || ${p.what} || ' (expected ${sql.literal(String(p.expected))} row(s), wrote ' ||
-            (SELECT count(*) FROM ${sql(`w${i}`)}) || ')')::int END`
-      )
-      return sql`WITH ${sql.csv(ctes)} SELECT ${sql.join(" + ", false)(checks)} AS mismatches`.pipe(
+      let key = ""
+      const params: Array<unknown> = []
+      for (const p of parts) {
+        key += `${p.key}:${p.expected};`
+        for (const v of p.values) params.push(v)
+      }
+      for (const p of parts) params.push(p.expected, p.what)
+      return run(
+        shapes.text(key, () => stepText(parts)),
+        params
+      ).pipe(
         Effect.asVoid,
         Effect.catchAll((error) => {
           // Event `seq` already written: another owner stepped the RFQ (the version guard's case,

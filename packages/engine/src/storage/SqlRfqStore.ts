@@ -23,6 +23,7 @@ import {
   stateValueOf,
   tradeDocument
 } from "./RfqRows.js"
+import { directRun, placeholders, StatementShapes } from "./DirectSql.js"
 import { makeIdBlocks } from "./IdBlocks.js"
 import { makeStepWriter } from "./RfqStepWriter.js"
 import { makeTradeTape } from "./SqlTradeTape.js"
@@ -65,10 +66,42 @@ const dbStatusesOf = (status: string): ReadonlyArray<string> => {
   }
 }
 
+const LEG_COLUMNS = 9
+const MAKER_COLUMNS = 3
+
+/** The text of an RFQ's insert with `legs` legs and `makers` invited makers (see `insertRfq`). */
+const insertRfqText = (legs: number, makers: number): string => {
+  let next = 23
+  const rows = (count: number, width: number) => {
+    const out: Array<string> = []
+    for (let i = 0; i < count; i++, next += width) out.push(`(${placeholders(next, width)})`)
+    return out.join(", ")
+  }
+  const parts = [
+    `r AS (INSERT INTO rfqs (id, request_id, request_hash, taker_desk_id, taker_user_id, label, kind, strategy,
+      description, status, base_currency, quote_currency, quote_currencies, amount, anonymous, settlement_options,
+      settlement_accounts, split, makers, hedge, mark_price, created_at, expires_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'open', $10, $11, $12::jsonb, $13, $14,
+      ARRAY(SELECT jsonb_array_elements_text($15::jsonb)), $16::jsonb, $17, $18::jsonb, $19::jsonb, $20, $21, $22)
+    RETURNING id)`
+  ]
+  if (legs > 0)
+    parts.push(`l AS (INSERT INTO rfq_legs ("rfq_id", "position", "instrument_name", "direction", "ratio", "amount",
+      "price", "expiry", "contracts") VALUES ${rows(legs, LEG_COLUMNS)} RETURNING rfq_id)`)
+  if (makers > 0)
+    parts.push(`m AS (INSERT INTO rfq_makers ("rfq_id", "settlement_option", "maker_id")
+      VALUES ${rows(makers, MAKER_COLUMNS)} RETURNING rfq_id)`)
+  return `WITH ${parts.join(", ")}
+    INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
+    VALUES ($${next}, 1, 'CREATE', $${next + 1}::jsonb, $${next + 2})`
+}
+
 export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
     const { writeStep } = makeStepWriter(sql)
+    const run = directRun(sql)
+    const rfqShapes = new StatementShapes()
 
     const ids = yield* makeIdBlocks(sql, ["rfqs", "quotes", "trades", "allocations"])
 
@@ -118,73 +151,78 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
         })
       })
 
-    const insertRfq = Effect.fnUntraced(function* (rfq: RfqRecord, bodyHash: string) {
-      const makerRows = rfq.settlementOptions.flatMap((option) =>
-        (rfq.makers[option] ?? []).map((makerId) => ({
-          rfq_id: rfq.id,
-          settlement_option: option,
-          maker_id: makerId
-        }))
-      )
-      // One statement (atomic by itself, one round trip): the RFQ row, its legs and makers as
-      // data-modifying CTEs, then its CREATE event.
-      const parts = [
-        sql`r AS (INSERT INTO rfqs (id, request_id, request_hash, taker_desk_id, taker_user_id, label, kind, strategy,
-          description, status, base_currency, quote_currency, quote_currencies, amount, anonymous, settlement_options,
-          settlement_accounts, split, makers, hedge, mark_price, created_at, expires_at)
-        VALUES (${rfq.id}, ${rfq.requestId}, ${rfq.requestId === 0 ? null : bodyHash}, ${rfq.takerDeskId},
-          ${rfq.takerUserId}, ${rfq.label ?? null}, ${rfq.kind}, ${rfq.strategy}, ${rfq.description}, 'open',
-          ${rfq.baseCurrency}, ${rfq.quoteCurrency}, ${JSON.stringify(rfq.quoteCurrencies)}::jsonb, ${rfq.amount},
-          ${rfq.anonymous}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(rfq.settlementOptions)}::jsonb)), ${JSON.stringify(rfq.settlementAccounts)}::jsonb,
-          ${rfq.split}, ${JSON.stringify(rfq.makers)}::jsonb,
-          ${rfq.hedge === undefined ? null : JSON.stringify(rfq.hedge)}::jsonb, ${rfq.markPrice}, ${rfq.createdAt},
-          ${rfq.expiresAt}) RETURNING id)`
-      ]
-      if (rfq.legs.length > 0) {
-        parts.push(
-          sql`l AS (INSERT INTO rfq_legs ${sql.insert(
-            rfq.legs.map((leg, position) => ({
-              rfq_id: rfq.id,
-              position,
-              instrument_name: leg.instrumentName,
-              direction: leg.direction,
-              ratio: leg.ratio,
-              amount: leg.amount,
-              price: leg.price ?? null,
-              expiry: leg.expiry ?? null,
-              contracts: JSON.stringify(leg.contracts)
-            }))
-          )} RETURNING rfq_id)`
+    // One statement (atomic by itself, one round trip): the RFQ row, its legs and makers as
+    // data-modifying CTEs, then its CREATE event; its text built once per number of legs and makers.
+    const insertRfq = (rfq: RfqRecord, bodyHash: string): Effect.Effect<void, RequestIdTaken> =>
+      Effect.suspend(() => {
+        const params: Array<unknown> = [
+          rfq.id,
+          rfq.requestId,
+          rfq.requestId === 0 ? null : bodyHash,
+          rfq.takerDeskId,
+          rfq.takerUserId,
+          rfq.label ?? null,
+          rfq.kind,
+          rfq.strategy,
+          rfq.description,
+          rfq.baseCurrency,
+          rfq.quoteCurrency,
+          JSON.stringify(rfq.quoteCurrencies),
+          rfq.amount,
+          rfq.anonymous,
+          JSON.stringify(rfq.settlementOptions),
+          JSON.stringify(rfq.settlementAccounts),
+          rfq.split,
+          JSON.stringify(rfq.makers),
+          rfq.hedge === undefined ? null : JSON.stringify(rfq.hedge),
+          rfq.markPrice,
+          rfq.createdAt,
+          rfq.expiresAt
+        ]
+        rfq.legs.forEach((leg, position) => {
+          params.push(
+            rfq.id,
+            position,
+            leg.instrumentName,
+            leg.direction,
+            leg.ratio,
+            leg.amount,
+            leg.price ?? null,
+            leg.expiry ?? null,
+            JSON.stringify(leg.contracts)
+          )
+        })
+        let makers = 0
+        for (const option of rfq.settlementOptions)
+          for (const makerId of rfq.makers[option] ?? []) {
+            params.push(rfq.id, option, makerId)
+            makers++
+          }
+        params.push(rfq.id, JSON.stringify(rfq), rfq.createdAt)
+        const text = rfqShapes.text(`${rfq.legs.length}:${makers}`, () =>
+          insertRfqText(rfq.legs.length, makers)
         )
-      }
-      if (makerRows.length > 0)
-        parts.push(sql`m AS (INSERT INTO rfq_makers ${sql.insert(makerRows)} RETURNING rfq_id)`)
-      yield* sql`WITH ${sql.csv(parts)}
-        INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-        VALUES (${rfq.id}, 1, 'CREATE', ${JSON.stringify(rfq)}::jsonb, ${rfq.createdAt})`.pipe(
-        Effect.catchTag("SqlError", (error) =>
-          isRequestIdTaken(error)
-            ? Effect.fail(new RequestIdTaken({ userId: rfq.takerUserId, requestId: rfq.requestId }))
-            : Effect.die(error)
+        return run(text, params).pipe(
+          Effect.asVoid,
+          Effect.catchTag("SqlError", (error) =>
+            isRequestIdTaken(error)
+              ? Effect.fail(new RequestIdTaken({ userId: rfq.takerUserId, requestId: rfq.requestId }))
+              : Effect.die(error)
+          ),
+          waitSpan("RfqStore.insertRfq")
         )
-      )
-    }, waitSpan("RfqStore.insertRfq"))
+      })
 
-    const applyStep = Effect.fnUntraced(function* (
-      rfqId: number,
-      seq: number,
-      eventType: string,
-      value: Parameters<RfqStoreService["applyStep"]>[3],
-      effects: Parameters<RfqStoreService["applyStep"]>[4]
-    ) {
-      const now = yield* Clock.currentTimeMillis
-      // One statement, atomic by itself (see `writeStep`).
-      yield* writeStep(rfqId, seq, eventType, value, effects, now).pipe(
+    // One statement, atomic by itself (see `writeStep`).
+    const applyStep: RfqStoreService["applyStep"] = (rfqId, seq, eventType, value, effects) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        writeStep(rfqId, seq, eventType, value, effects, now)
+      ).pipe(
         Effect.catchTag("SqlError", (error) =>
           isLabelTaken(error) ? Effect.fail(new LabelTaken({ rfqId })) : Effect.die(error)
-        )
+        ),
+        waitSpan("RfqStore.applyStep")
       )
-    }, waitSpan("RfqStore.applyStep"))
 
     const loadLive = loadWhere(sql`r.status IN ('open', 'trading') AND r.deleted_at IS NULL`).pipe(
       Effect.orDie,
