@@ -217,8 +217,17 @@ export const rateLimitAround = (input: HostInput) =>
         ? Effect.flatMap(decision, (d) => decided(d, next))
         : decided(decision, next)
     }
-    const keyOf = (caller: { readonly userId: number } | undefined, request: RouteRequest) =>
-      caller === undefined ? `ip:${request.remoteAddress}` : `user:${caller.userId}`
+    // A caller comes from the token caches, the same object request after request: its key is made once.
+    const userKeys = new WeakMap<{ readonly userId: number }, string>()
+    const keyOf = (caller: { readonly userId: number } | undefined, request: RouteRequest) => {
+      if (caller === undefined) return `ip:${request.remoteAddress}`
+      let key = userKeys.get(caller)
+      if (key === undefined) {
+        key = `user:${caller.userId}`
+        userKeys.set(caller, key)
+      }
+      return key
+    }
     const clock = yield* Effect.clock
     // A request answered without a fiber: only with a caller known from the caches and a count kept
     // here (several hosts count in Redis, through a fiber). The route's answer is made first (it

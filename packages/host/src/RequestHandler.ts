@@ -4,7 +4,7 @@ import { type ApiError, apiError } from "@rfq/engine"
 import { Cause, Effect, Exit, type Fiber, FiberId, FiberRef, FiberRefs, HashMap, type Runtime } from "effect"
 import type uWS from "uWebSockets.js"
 import { errorResponse, payloadTooLarge, shuttingDown } from "./ErrorTable.js"
-import { jsonTextOf } from "./JsonText.js"
+import { jsonPayloadOf } from "./JsonText.js"
 import { dispatch, dispatchNow, type RouteDispatch } from "./RouteDispatch.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
 
@@ -26,15 +26,28 @@ export interface RequestHandlerOptions<R> extends RouteDispatch<R> {
   readonly maxBodyBytes?: number
 }
 
-const statusLines = new Map<number, string>()
-const statusLine = (status: number): string => {
+// Status lines as bytes: uWS takes bytes as they are, where a string is converted on every call.
+const statusLines = new Map<number, Uint8Array>()
+const statusLine = (status: number): Uint8Array => {
   let line = statusLines.get(status)
   if (line === undefined) {
-    line = `${status} ${STATUS_CODES[status] ?? "Unknown"}`
+    line = Buffer.from(`${status} ${STATUS_CODES[status] ?? "Unknown"}`, "latin1")
     statusLines.set(status, line)
   }
   return line
 }
+
+// uWS hands the method over in lower case; the upper-case names of the usual ones, made once.
+const upperMethods: Readonly<Record<string, string>> = {
+  get: "GET",
+  post: "POST",
+  put: "PUT",
+  delete: "DELETE",
+  patch: "PATCH",
+  head: "HEAD",
+  options: "OPTIONS"
+}
+const methodOf = (lower: string): string => upperMethods[lower] ?? lower.toUpperCase()
 
 // Request ids: the client's `X-Request-Id` when it is a sane token, else this process's own.
 const processTag = Math.random().toString(36).slice(2, 8)
@@ -78,7 +91,7 @@ export const makeRequestHandler = <R>(options: RequestHandlerOptions<R>) => {
         headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`
       })
       request = {
-        method: req.getMethod().toUpperCase(),
+        method: methodOf(req.getMethod()),
         path: req.getUrl(),
         query: req.getQuery() ?? "",
         headers,
@@ -134,7 +147,13 @@ const logDefect = <R>(options: RequestHandlerOptions<R>, error: unknown): void =
   }
 }
 
-/** Writes an answer; the caller corks it unless this native callback is still running. */
+/**
+ * Writes an answer; the caller corks it unless this native callback is still running. Every header
+ * goes out in one native call: each call converts its strings, and uWS writes `name: value\r\n` as
+ * given, so the names and values joined by `\r\n` into the first header's value are the same bytes
+ * as one call per header. (No value holds a line break: ours are numbers, media types and the
+ * request id, which `requestIdOf` keeps to a safe alphabet.)
+ */
 const writeAnswer = (
   res: uWS.HttpResponse,
   response: RouteResponse,
@@ -142,23 +161,29 @@ const writeAnswer = (
   closeConnection: boolean
 ): void => {
   let status = response.status
-  let headers: Readonly<Record<string, string>> = response.headers ?? {}
-  let payload: string
+  let headers: Readonly<Record<string, string>> | undefined = response.headers
+  let payload: string | Uint8Array
   try {
-    payload = response.text ?? jsonTextOf(response.body)
+    payload = response.text ?? jsonPayloadOf(response.body)
   } catch {
     status = 500
-    headers = {}
+    headers = undefined
     payload = JSON.stringify(apiError("internalError").toBody())
   }
   res.writeStatus(statusLine(status))
   let contentType = "application/json"
+  let first: string | undefined
+  let rest = ""
   for (const name in headers) {
-    if (name.length === 12 && name.toLowerCase() === "content-type") contentType = headers[name]!
-    else res.writeHeader(name, headers[name]!)
+    const value = headers[name]!
+    if (name.length === 12 && name.toLowerCase() === "content-type") contentType = value
+    else if (first === undefined) {
+      first = name
+      rest = value
+    } else rest += `\r\n${name}: ${value}`
   }
-  res.writeHeader("content-type", contentType)
-  res.writeHeader("X-Request-Id", requestId)
+  if (first === undefined) res.writeHeader("content-type", `${contentType}\r\nX-Request-Id: ${requestId}`)
+  else res.writeHeader(first, `${rest}\r\ncontent-type: ${contentType}\r\nX-Request-Id: ${requestId}`)
   res.end(payload, closeConnection)
 }
 

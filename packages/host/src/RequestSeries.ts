@@ -19,7 +19,8 @@ interface Series {
 }
 
 export class RequestSeries {
-  private readonly byRoute = new Map<string, Map<string, Series>>()
+  /** By route, method and status: no key text is made per request. */
+  private readonly byRoute = new Map<string, Map<string, Map<number, Series>>>()
   /** Every series, in the order they first counted (the exposition's order, as prom-client's). */
   private readonly all: Array<Series> = []
 
@@ -32,13 +33,17 @@ export class RequestSeries {
 
   /** Counts one request of `route` (its pattern), `method` and `status` that took `seconds`. */
   observe(route: string, method: string, status: number, seconds: number): void {
-    let byStatus = this.byRoute.get(route)
+    let byMethod = this.byRoute.get(route)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      this.byRoute.set(route, byMethod)
+    }
+    let byStatus = byMethod.get(method)
     if (byStatus === undefined) {
       byStatus = new Map()
-      this.byRoute.set(route, byStatus)
+      byMethod.set(method, byStatus)
     }
-    const key = `${method} ${status}`
-    let series = byStatus.get(key)
+    let series = byStatus.get(status)
     if (series === undefined) {
       series = {
         labels: { route, method, status: String(status) },
@@ -46,7 +51,7 @@ export class RequestSeries {
         sum: 0,
         buckets: new Float64Array(this.bounds.length + 1)
       }
-      byStatus.set(key, series)
+      byStatus.set(status, series)
       this.all.push(series)
     }
     series.count++

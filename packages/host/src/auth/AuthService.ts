@@ -202,10 +202,13 @@ export const makeAuth = (
       return status?.active === true && !status.familyRevoked ? verified.caller : undefined
     }
 
+    /** `knownCaller` of a header's token; the token found by the header's text when it came recently. */
     const knownHeaderCaller = (authorizationHeader: string | undefined, now: number) => {
       if (authorizationHeader === undefined) return undefined
-      const token = parseBearerToken(authorizationHeader)
-      return Either.isRight(token) ? knownCaller(token.right, now) : undefined
+      const verified = tokens.cachedAccessOfHeader(authorizationHeader, now)
+      if (verified === undefined) return undefined
+      const status = standing.cached(verified.caller, now)
+      return status?.active === true && !status.familyRevoked ? verified.caller : undefined
     }
 
     const authenticate = (authorizationHeader: string | undefined) =>

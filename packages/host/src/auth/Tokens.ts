@@ -3,7 +3,9 @@ import { createSecretKey, type KeyObject, randomBytes } from "node:crypto"
 import { type ApiError, apiError, type Caller } from "@rfq/engine"
 import { Effect, Either, Schema } from "effect"
 import { errors, type JWTPayload, jwtVerify, SignJWT } from "jose"
+import { parseBearerToken } from "./BearerToken.js"
 import { BoundedCache } from "./BoundedCache.js"
+import { HeaderMemo } from "./HeaderMemo.js"
 
 /**
  * Access and refresh tokens: HS256 JWTs under the host's `JWT_SECRET`.
@@ -157,6 +159,11 @@ export const DEFAULT_VERIFIED_CACHE_SIZE = 100_000
 export class Tokens {
   private readonly key: KeyObject
   private readonly verified: BoundedCache<string, VerifiedAccessToken>
+  /** Recent `Authorization` headers, each with the verified token it carries (`cachedAccessOfHeader`). */
+  private readonly headers = new HeaderMemo<{
+    readonly verified: VerifiedAccessToken
+    readonly expiresAt: number
+  }>()
 
   constructor(options: TokensOptions) {
     if (options.secret.length < MIN_JWT_SECRET_BYTES) {
@@ -257,6 +264,25 @@ export class Tokens {
     return this.verified.get(token, now)
   }
 
+  /**
+   * `cachedAccess` of the bearer token of an `Authorization` header, found by the header's exact
+   * text when it came recently (`HeaderMemo`: no parsing, no hashing of the token); the memo keeps
+   * what the cache answered and until when, and is cleared with it.
+   */
+  cachedAccessOfHeader(header: string, now: number): VerifiedAccessToken | undefined {
+    const known = this.headers.get(header)
+    if (known !== undefined) {
+      if (now < known.expiresAt) return known.verified
+      this.headers.delete(header)
+    }
+    const token = parseBearerToken(header)
+    if (Either.isLeft(token)) return undefined
+    const verified = this.verified.get(token.right, now)
+    if (verified !== undefined)
+      this.headers.set(header, { verified, expiresAt: verified.caller.tokenExpiresAt })
+    return verified
+  }
+
   /** The caller of an access token, from the cache when this exact token was verified before. */
   verifyAccess(token: string, now: number): Effect.Effect<VerifiedAccessToken, ApiError> {
     return Effect.suspend(() => {
@@ -317,5 +343,6 @@ export class Tokens {
   /** Forgets every verified token (tests; a key rotation would also call it). */
   clearCache(): void {
     this.verified.clear()
+    this.headers.clear()
   }
 }
