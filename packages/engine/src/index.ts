@@ -28,7 +28,13 @@ export type {
   VenuesService
 } from "./services/Venues.js"
 export * from "./services/Pricing.js"
-export { installWaitProbe, type WaitPhases, type WaitProbe, waitSpan } from "./services/WaitProbe.js"
+export {
+  installWaitProbe,
+  type WaitPhases,
+  type WaitProbe,
+  waitProfiling,
+  waitSpan
+} from "./services/WaitProbe.js"
 export * from "./security/SecretBox.js"
 export * from "./security/KeyRotation.js"
 export * from "./accounts/AccountStore.js"

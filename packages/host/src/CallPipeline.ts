@@ -5,8 +5,7 @@ import {
   decodeRequestEither,
   type EngineService,
   apiError,
-  mayAccess,
-  requireRole
+  mayAccess
 } from "@rfq/engine"
 import { Effect, Either, type Schema } from "effect"
 import type { Operation } from "./Operations.js"
@@ -22,29 +21,51 @@ import type { Operation } from "./Operations.js"
  * - rate limit: per user once authenticated, from the same `RateLimiter`. REST counts every
  *   request around the router, 404s and token requests included, per peer address before
  *   authentication (`rateLimitAround` in `App.ts`); JSON-RPC counts each call of a user.
- * - role → decode → run: `runCall` below, for both. The role check is the engine's `requireRole`
- *   (its commands and queries check it again); it runs here before decoding, as it always has, so
- *   a viewer's write with an unreadable body is 403 `insufficient permissions`, not 400.
+ * - role → decode → run: `startCall` below, for both. The role check is the engine's `mayAccess`
+ *   with `requireRole`'s refusal (its commands and queries check it again); it runs here before
+ *   decoding, as it always has, so a viewer's write with an unreadable body is 403 `insufficient
+ *   permissions`, not 400. Role and decoding are plain code: only the run is an Effect.
  * - map error: `ErrorTable.ts`, for both.
  */
 
 /** The raw input of a call, read only once the role allows it (a REST body may not even parse). */
 export type RawInput = () => Either.Either<unknown, ApiError>
 
-/** Role → decode → run, for any call of a caller (an operation, or a method of the session's own). */
+/**
+ * Role → decode → run, for any call of a caller (an operation, or a method of the session's own),
+ * with the synchronous steps taken at once: a refusal of the role or of the input comes back as a
+ * `Left` (an `Either` is an Effect too, so any caller can use the answer as it is), and only the run
+ * is left to an Effect. A caller that checks `Either.isEither` answers those refusals without a fiber.
+ */
+export const startCall = <A, I, B, E>(
+  caller: Caller,
+  access: Access,
+  schema: Schema.Schema<A, I>,
+  input: RawInput,
+  run: (decoded: A) => Effect.Effect<B, E>
+): Effect.Effect<B, E | ApiError> => {
+  if (!mayAccess(caller.roles, access)) return Either.left(apiError("insufficientPermissions"))
+  const decoded = Either.flatMap(input(), (raw) => decodeRequestEither(schema, raw))
+  return Either.isLeft(decoded) ? Either.left(decoded.left) : run(decoded.right)
+}
+
+/** `startCall`, all of it deferred until the Effect runs. */
 export const runCall = <A, I, B, E>(
   caller: Caller,
   access: Access,
   schema: Schema.Schema<A, I>,
   input: RawInput,
   run: (decoded: A) => Effect.Effect<B, E>
-): Effect.Effect<B, E | ApiError> =>
-  Effect.flatMap(requireRole(caller, access), () =>
-    Effect.flatMap(
-      Either.flatMap(input(), (raw) => decodeRequestEither(schema, raw)),
-      run
-    )
-  )
+): Effect.Effect<B, E | ApiError> => Effect.suspend(() => startCall(caller, access, schema, input, run))
+
+/** One operation of the shared table, called by `caller`, its synchronous steps taken at once (`startCall`). */
+export const startOperation = (
+  op: Operation,
+  engine: EngineService,
+  caller: Caller,
+  input: RawInput
+): Effect.Effect<unknown, ApiError> =>
+  startCall(caller, op.access, op.input, input, (decoded) => op.run(engine, caller, decoded))
 
 /** One operation of the shared table, called by `caller`. */
 export const runOperation = (
@@ -52,8 +73,7 @@ export const runOperation = (
   engine: EngineService,
   caller: Caller,
   input: RawInput
-): Effect.Effect<unknown, ApiError> =>
-  runCall(caller, op.access, op.input, input, (decoded) => op.run(engine, caller, decoded))
+): Effect.Effect<unknown, ApiError> => Effect.suspend(() => startOperation(op, engine, caller, input))
 
 /**
  * `runOperation` made synchronously, for an operation that can answer from memory (`peek`): the

@@ -1,5 +1,5 @@
 import type { ApiError } from "@rfq/engine"
-import { Clock, Effect } from "effect"
+import { Effect } from "effect"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import type { ChannelSubscription } from "./Channels.js"
 import {
@@ -57,6 +57,7 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
     }
 
     const watchdog = yield* startWatchdog(env.heartbeatTimeoutMs, isOpen, terminate)
+    const clock = yield* Effect.clock
 
     const context: MethodContext = {
       env,
@@ -96,15 +97,15 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       isOpen,
       terminate,
       onHeartbeat: watchdog.heartbeat,
-      reply: (call, receivedAt) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          // The watchdog wakes on a timer; a call that arrives past the expiry must not run first.
-          if (watchdog.expired(now) && !methods.isOpen(call.method)) {
-            terminate(CloseCode.tokenExpired, "token expired")
-            return Effect.succeed(undefined)
-          }
-          return methods.reply(call, now, receivedAt)
-        }),
+      reply: (call, receivedAt) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        // The watchdog wakes on a timer; a call that arrives past the expiry must not run first.
+        if (watchdog.expired(now) && !methods.isOpen(call.method)) {
+          terminate(CloseCode.tokenExpired, "token expired")
+          return undefined
+        }
+        return methods.reply(call, now, receivedAt)
+      },
       afterFrame: () => {
         if (revokedBy !== undefined) terminate(CloseCode.revoked, revokedReason(revokedBy))
       }
@@ -122,5 +123,11 @@ export const makeSession = (transport: SessionTransport, env: SessionEnvironment
       if (protectedCaller !== undefined) yield* env.cancelOnDisconnect.release(protectedCaller)
     }).pipe(Effect.uninterruptible)
 
-    return { receive: framing.receive, closed, caller: () => caller, revoke } satisfies Session
+    return {
+      receive: framing.receive,
+      receiveNow: framing.receiveNow,
+      closed,
+      caller: () => caller,
+      revoke
+    } satisfies Session
   })

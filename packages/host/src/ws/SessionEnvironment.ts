@@ -65,6 +65,11 @@ export interface Session {
    */
   readonly receive: (frame: string | Uint8Array) => Effect.Effect<void>
   /**
+   * `receive` without an Effect, for the transport's callback: a call whose reply needs no fiber
+   * (a heartbeat, a refusal) is answered before it returns.
+   */
+  readonly receiveNow: (frame: string | Uint8Array) => void
+  /**
    * The connection has ended, for whatever reason. Stops the timers, drops the subscriptions,
    * interrupts the call in progress and waits for it, then runs cancel-on-disconnect (so no call
    * of this session can create a quote after the cancel).

@@ -6,13 +6,14 @@ import {
   isApiError,
   WsAuthParams,
   WsAuthRefreshParams,
+  waitProfiling,
   waitSpan,
   withRequestBudget
 } from "@rfq/engine"
 import { Effect, Either, Schema } from "effect"
 import type { AuthenticatedCaller } from "../auth/Tokens.js"
 import type { RateDecision } from "../RateLimiter.js"
-import { runCall, runOperation } from "../CallPipeline.js"
+import { startCall, startOperation } from "../CallPipeline.js"
 import {
   answerOfCause,
   authenticationRequired,
@@ -51,13 +52,28 @@ export interface MethodContext {
   readonly markRevoked: (refusal: ApiError) => void
 }
 
+/**
+ * A call's reply as soon as it is known: at once (a reply, or `undefined` for a notification) when
+ * no step of the call needs a fiber, else the Effect that makes it.
+ */
+export type ReplyNow = RpcReply | undefined | Effect.Effect<RpcReply | undefined>
+
 export interface SessionMethods {
   /** Whether the method needs no authentication (and is not rate limited). */
   readonly isOpen: (method: string) => boolean
-  /** The reply to one call received at `receivedAt` (`undefined` for a notification). */
-  readonly reply: (call: RpcCall, now: number, receivedAt: number) => Effect.Effect<RpcReply | undefined>
+  /**
+   * The reply to one call received at `receivedAt` (`undefined` for a notification). Synchronous
+   * up to the method's own work: a heartbeat, a refusal (authentication, standing, rate limit,
+   * role, params) or a session method is answered at once; an operation's engine call, `auth` and
+   * a standing not in the cache are the Effect. Never throws.
+   */
+  readonly reply: (call: RpcCall, now: number, receivedAt: number) => ReplyNow
 }
 
+/**
+ * A method's outcome; an `Either` when it is known at once (an `Either` is an Effect too: the
+ * dispatch checks `Either.isEither` to answer it without a fiber).
+ */
 type Method = (params: unknown, caller: AuthenticatedCaller) => Effect.Effect<unknown, RpcRefusal>
 
 /** Rate-limit exemption of the spec besides the open methods. */
@@ -138,39 +154,38 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
       return { success: true, expiresAt: next.tokenExpiresAt }
     })
 
+  // The session's own methods change only the session: done at once, when the call's turn comes.
   const channels =
     (status: "subscribed" | "unsubscribed"): Method =>
     (params, caller) =>
-      runCall(
+      startCall(
         caller,
         "read",
         ChannelsParams,
         () => paramsObject(params),
-        (request) =>
-          Effect.sync(() => {
-            const names = [...new Set(request.channels)]
-            for (const name of names) {
-              const subscription = parseChannel(name)
-              if (subscription === undefined) continue
-              if (status === "subscribed") context.subscriptions.set(name, subscription)
-              else context.subscriptions.delete(name)
-            }
-            context.subscribed()
-            return { status, channels: names }
-          })
+        (request) => {
+          const names = [...new Set(request.channels)]
+          for (const name of names) {
+            const subscription = parseChannel(name)
+            if (subscription === undefined) continue
+            if (status === "subscribed") context.subscriptions.set(name, subscription)
+            else context.subscriptions.delete(name)
+          }
+          context.subscribed()
+          return Either.right({ status, channels: names })
+        }
       )
 
   const cancelOnDisconnect: Method = (params, caller) =>
-    runCall(
+    startCall(
       caller,
       "write",
       CancelOnDisconnectParams,
       () => paramsObject(params),
-      ({ enabled }) =>
-        Effect.sync(() => {
-          context.cancelOnDisconnect(enabled)
-          return { enabled }
-        })
+      ({ enabled }) => {
+        context.cancelOnDisconnect(enabled)
+        return Either.right({ enabled })
+      }
     )
 
   const methods = new Map<string, Method>([
@@ -181,7 +196,7 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
   ])
   for (const [name, op] of env.operations) {
     if (name === "auth" || methods.has(name)) continue
-    methods.set(name, (params, caller) => runOperation(op, env.engine, caller, () => paramsObject(params)))
+    methods.set(name, (params, caller) => startOperation(op, env.engine, caller, () => paramsObject(params)))
   }
   const isOpen = (method: string) => method === "auth" || method === "heartbeat"
 
@@ -189,23 +204,26 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
   const limited = (decision: RateDecision, run: () => Effect.Effect<unknown, RpcRefusal>) =>
     decision.allowed
       ? run()
-      : Effect.fail(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
+      : Either.left(rateLimitExceeded(decision.limit, env.limiter.windowMs, decision.reset))
 
-  /** Authenticate → rate limit → method; the outcome of one call, or what refused it. */
+  /**
+   * Authenticate → rate limit → method; the outcome of one call, or what refused it. Each step is
+   * plain code while it can answer at once: the outcome is then an `Either`.
+   */
   const dispatch = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<unknown, RpcRefusal> => {
     // Spec: the time the heartbeat was received, even if calls queued before it took a while.
-    if (call.method === "heartbeat") return Effect.succeed({ time: receivedAt })
+    if (call.method === "heartbeat") return Either.right({ time: receivedAt })
     // Found revoked earlier in this frame: nothing more runs, `auth` included; 4003 follows.
     const revoked = context.revoked()
-    if (revoked !== undefined) return Effect.fail(revoked)
+    if (revoked !== undefined) return Either.left(revoked)
     if (call.method === "auth") return authenticate(call.params)
     const method = methods.get(call.method)
     const caller = context.caller()
     if (caller === undefined)
-      return Effect.fail(method === undefined ? methodNotFound(call.method) : authenticationRequired)
+      return Either.left(method === undefined ? methodNotFound(call.method) : authenticationRequired)
     const proceed = (): Effect.Effect<unknown, RpcRefusal> => {
       const run = () =>
-        method === undefined ? Effect.fail(methodNotFound(call.method)) : method(call.params, caller)
+        method === undefined ? Either.left(methodNotFound(call.method)) : method(call.params, caller)
       // Every message of a user counts, a call of an unknown method included.
       if (UNLIMITED_METHODS.has(call.method)) return run()
       const decision = env.limiter.take(`user:${caller.userId}`, now)
@@ -217,8 +235,11 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
     // that REST uses: the session never acts on a token REST refuses.
     const standing = auth.cachedStanding(caller, now)
     if (standing === undefined) return proceed()
-    const check = standing === "unknown" ? auth.checkStanding(caller) : Effect.fail(standing)
-    return Effect.matchEffect(check, {
+    if (standing !== "unknown") {
+      context.markRevoked(standing)
+      return Either.left(standing)
+    }
+    return Effect.matchEffect(auth.checkStanding(caller), {
       onFailure: (refusal) => {
         context.markRevoked(refusal)
         return Effect.fail(refusal)
@@ -227,9 +248,17 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
     })
   }
 
-  const reply = (call: RpcCall, now: number, receivedAt: number): Effect.Effect<RpcReply | undefined> =>
+  const replyOf = (call: RpcCall, outcome: Either.Either<unknown, RpcRefusal>): RpcReply | undefined =>
+    call.id === undefined
+      ? undefined
+      : Either.isRight(outcome)
+        ? resultReply(call.id, call.method, outcome.right)
+        : errorReply(call.id, call.method, rpcErrorOfRefusal(outcome.left))
+
+  /** The reply made by a fiber: the outcome's Effect with its budget, defects answered and logged. */
+  const replyLater = (call: RpcCall, outcome: Effect.Effect<unknown, RpcRefusal>) =>
     // One database budget per call, like a REST request.
-    withRequestBudget(dispatch(call, now, receivedAt)).pipe(
+    withRequestBudget(outcome).pipe(
       Effect.either,
       Effect.catchAllCause((cause) =>
         answerOfCause(cause, isApiError, "JSON-RPC call failed").pipe(
@@ -237,13 +266,7 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
           Effect.map(Either.left)
         )
       ),
-      Effect.map((outcome) =>
-        call.id === undefined
-          ? undefined
-          : Either.isRight(outcome)
-            ? resultReply(call.id, call.method, outcome.right)
-            : errorReply(call.id, call.method, rpcErrorOfRefusal(outcome.left))
-      ),
+      Effect.map((answer) => replyOf(call, answer)),
       // A span per call only under a wait profile (`waitSpan`): even without a tracer a span costs
       // 10–20 µs, more than a heartbeat. An unknown method gets one span name, so a client cannot
       // mint span names at will.
@@ -251,6 +274,20 @@ export const sessionMethods = (context: MethodContext): SessionMethods => {
         isOpen(call.method) || methods.has(call.method) ? `RPC ${call.method}` : "RPC (unknown method)"
       )
     )
+
+  const reply = (call: RpcCall, now: number, receivedAt: number): ReplyNow => {
+    let outcome: Effect.Effect<unknown, RpcRefusal>
+    try {
+      outcome = dispatch(call, now, receivedAt)
+    } catch (error) {
+      // What the fiber made of a throw before: a defect, answered and logged by `replyLater`.
+      return replyLater(call, Effect.die(error))
+    }
+    // Known at once: no fiber, unless a wait profile wants the call's span.
+    return Either.isEither(outcome) && !waitProfiling()
+      ? replyOf(call, outcome as Either.Either<unknown, RpcRefusal>)
+      : replyLater(call, outcome)
+  }
 
   return { isOpen, reply }
 }

@@ -233,8 +233,8 @@ export const attachWebSocket = (
       message: (ws, message) => {
         try {
           const session = ws.getUserData().session
-          // Parsed before receive returns: uWS neuters the buffer after this callback.
-          if (session !== undefined) runSync(session.receive(new Uint8Array(message)))
+          // Parsed before receiveNow returns: uWS neuters the buffer after this callback.
+          if (session !== undefined) session.receiveNow(new Uint8Array(message))
         } catch (error) {
           logDefect("message", error)
           endSocket(ws, 1011, "internal error")
