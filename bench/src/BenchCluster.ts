@@ -19,8 +19,8 @@ import { dropSchema, freshSchemaName, withPgClient } from "./Postgres.js"
 export interface BenchCluster {
   /** The hosts, each reachable directly. */
   readonly hosts: ReadonlyArray<BenchHost>
-  /** HAProxy in front: `http://127.0.0.1:<port>` and its WebSocket endpoint. */
-  readonly proxy: { readonly url: string; readonly wsUrl: string }
+  /** HAProxy in front: `http://127.0.0.1:<port>`, its WebSocket endpoint, its process id. */
+  readonly proxy: { readonly url: string; readonly wsUrl: string; readonly pid: number | undefined }
   /** The PostgreSQL schema, also the namespace of the NATS stream and the Redis keys. */
   readonly namespace: string
   /** Stops HAProxy and the hosts, then drops the schema, the stream and the keys. */
@@ -167,7 +167,12 @@ export const startBenchCluster = async (
           ? "requests through it reach every host"
           : `requests through it reached host(s) ${reached.join(", ") || "none that could be told apart"} only`)
     )
-    return { hosts, proxy: { url: `http://${bind}`, wsUrl: `ws://${bind}/ws/v1` }, namespace, stop }
+    return {
+      hosts,
+      proxy: { url: `http://${bind}`, wsUrl: `ws://${bind}/ws/v1`, pid: proxy.pid },
+      namespace,
+      stop
+    }
   } catch (error) {
     await stop()
     throw error

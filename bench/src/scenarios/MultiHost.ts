@@ -6,6 +6,7 @@ import type { ForwardCostConfig, ForwardCostResult } from "../children/forwardCo
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import { clusterServicesMissing } from "../ClusterServices.js"
 import { childResult } from "../Processes.js"
+import { type CpuGroup, cpuPerOperation, readCpu } from "../ProcessCpu.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
 import type { LatencySummary } from "../Stats.js"
 import type { FanOutSizes } from "./FanOut.js"
@@ -28,7 +29,30 @@ interface Variant {
   readonly wsUrl: string
   /** The hosts doing the work (for profile windows). */
   readonly hosts: ReadonlyArray<BenchHost>
+  /** HAProxy's process, when the variant goes through it. */
+  readonly proxyPid?: number | undefined
 }
+
+/** Whose CPU a lifecycle run accounts for: the variant's hosts, HAProxy, and the shared services. */
+type CpuKey = "hosts" | "haproxy" | "postgres" | "nats" | "redis"
+
+const cpuGroupsOf = (variant: Variant): Record<CpuKey, CpuGroup> => ({
+  hosts: { pids: variant.hosts.map((host) => host.child.process.pid) },
+  haproxy: { pids: variant.proxyPid === undefined ? [] : [variant.proxyPid] },
+  postgres: { command: "postgres" },
+  nats: { command: "nats-server" },
+  redis: { command: "redis-server" }
+})
+
+/** A lifecycle run with the CPU it cost, ms per lifecycle of each group. */
+type LifecycleRun = LifecycleResult & { readonly cpuMs: Record<CpuKey, number | undefined> }
+
+/** `hosts 9.1, haproxy 0.8, ...` ms of CPU per lifecycle (groups that could not be read left out). */
+const cpuLine = (perLifecycle: Record<CpuKey, number | undefined>) =>
+  (Object.entries(perLifecycle) as Array<[CpuKey, number | undefined]>)
+    .filter(([, ms]) => ms !== undefined && ms > 0)
+    .map(([key, ms]) => `${key} ${formatNumber(ms!)}`)
+    .join(", ")
 
 const ID = "multihost"
 const TITLE = "Through 2 hosts behind HAProxy"
@@ -60,8 +84,8 @@ const lifecycles = async (
   variants: ReadonlyArray<Variant>,
   sizes: LifecycleSizes,
   rounds: number
-): Promise<Map<Variant["id"], LifecycleResult>> => {
-  const best = new Map<Variant["id"], LifecycleResult>()
+): Promise<Map<Variant["id"], LifecycleRun>> => {
+  const best = new Map<Variant["id"], LifecycleRun>()
   for (let round = 0; round < rounds; round++) {
     for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
       const config: LifecycleConfig = {
@@ -70,19 +94,24 @@ const lifecycles = async (
         warmupMs: sizes.warmupMs,
         durationMs: sizes.durationMs
       }
-      const result = await measuredOn(ctx, variant.hosts, () =>
+      const groups = cpuGroupsOf(variant)
+      const cpuBefore = readCpu(groups)
+      const run = await measuredOn(ctx, variant.hosts, () =>
         childResult<LifecycleResult>(
           "lifecycleClients.ts",
           config,
           sizes.warmupMs + sizes.durationMs + 300_000
         )
       )
+      // Over the whole run (warm-up included) per lifecycle completed in it.
+      const result = { ...run, cpuMs: cpuPerOperation(cpuBefore, readCpu(groups), run.completed) }
       if (result.lifecycles === 0)
         throw new Error(`${variant.name}: no lifecycle completed (${result.firstError ?? "no error"})`)
       ctx.log(
         `  lifecycle, ${variant.name}: ${formatNumber(result.lifecyclesPerSecond)} lifecycles/s (${result.errors} errors); ` +
           `${stepLine("create", result.steps.create)}; ${stepLine("quote", result.steps.quote)}; ${stepLine("accept", result.steps.accept)}`
       )
+      ctx.log(`    CPU ms per lifecycle: ${cpuLine(result.cpuMs)}`)
       if (result.errors > 0) ctx.log(`    first error: ${result.firstError}`)
       const previous = best.get(variant.id)
       if (previous === undefined || result.lifecyclesPerSecond > previous.lifecyclesPerSecond)
@@ -181,7 +210,8 @@ const measure = async (
       name: "2 hosts behind HAProxy",
       httpUrl: cluster.proxy.url,
       wsUrl: cluster.proxy.wsUrl,
-      hosts: [first, second]
+      hosts: [first, second],
+      proxyPid: cluster.proxy.pid
     }
   ]
   const figures: Record<string, number | string> = { clients: lifecycleSizes.clients }
@@ -197,6 +227,8 @@ const measure = async (
       [`${id}LifecycleP50Ms`]: result.steps.lifecycle.p50,
       [`${id}LifecycleP99Ms`]: result.steps.lifecycle.p99
     })
+    for (const [key, ms] of Object.entries(result.cpuMs))
+      if (ms !== undefined) figures[`${id}Cpu${key[0]!.toUpperCase()}${key.slice(1)}MsPerLifecycle`] = ms
   }
   figures.lifecycleRatio = lifecycleRatio
   figures.lifecycleRatioOwn = perSecond("own") / perSecond("one")

@@ -1,4 +1,4 @@
-import { BigDecimal, Either, ParseResult, Schema } from "effect"
+import { BigDecimal } from "effect"
 import type { EngineEvent } from "../services/Events.js"
 
 /**
@@ -11,40 +11,13 @@ import type { EngineEvent } from "../services/Events.js"
  * out, so optional fields stay absent.
  *
  * Decoding checks the envelope's version and, of each event, what a receiver relies on (its kind,
- * `seq`, the RFQ id of its view); everything else is kept as sent.
+ * `seq`, the RFQ id of its view); everything else is kept as sent. Encoding checks the same, so a
+ * host never sends what the others would refuse. The checks are plain code rather than a schema:
+ * every step of every RFQ goes through here on every host (issue 15).
  */
 
 /** The version of the envelope; a host refuses messages of another version. */
 export const EVENT_CODEC_VERSION = 1
-
-const Rfq = Schema.Struct({ id: Schema.Int })
-const View = Schema.Struct({ rfq: Rfq, quotes: Schema.Array(Schema.Unknown) })
-const Seq = Schema.Int.pipe(Schema.positive())
-const Kind = Schema.Literal("created", "updated", "deleted")
-
-const WireEvent = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("rfq"), event: Kind, seq: Seq, view: View }),
-  Schema.Struct({
-    type: Schema.Literal("quote"),
-    event: Kind,
-    seq: Seq,
-    view: View,
-    quote: Schema.Struct({ id: Schema.Int, rfqId: Schema.Int })
-  }),
-  // A print of the public tape (issue 16): the accepted quote rides along for its leg prices.
-  Schema.Struct({
-    type: Schema.Literal("trade"),
-    event: Schema.Literal("created"),
-    seq: Seq,
-    view: View,
-    quote: Schema.Struct({ id: Schema.Int, rfqId: Schema.Int })
-  })
-)
-
-const Envelope = Schema.Struct({
-  v: Schema.Literal(EVENT_CODEC_VERSION),
-  events: Schema.Array(WireEvent)
-})
 
 const BIG_DECIMAL = "$bigdecimal"
 const BIG_INT = "$bigint"
@@ -73,10 +46,30 @@ function reviver(_key: string, value: unknown): unknown {
   return value
 }
 
-// Everything not named in the schema (the rest of the records) is carried through untouched.
-const options = { onExcessProperty: "preserve" } as const
-const encodeEnvelope = Schema.encodeSync(Envelope, options)
-const decodeEnvelope = Schema.decodeUnknownEither(Envelope, options)
+/**
+ * JSON text of `value`. Plain JSON first (a replacer is a call per value, the larger part of the
+ * cost): a `bigint` makes it throw, and a `BigDecimal` shows as its own `toJSON` (an object with
+ * `"_id":"BigDecimal"`, which nothing else in a record writes); either way the text is made again
+ * with the replacer, which tags them.
+ */
+const stringify = (value: unknown): string => {
+  try {
+    const text = JSON.stringify(value)
+    if (!text.includes('"_id":"BigDecimal"')) return text
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e
+  }
+  return JSON.stringify(value, replacer)
+}
+
+/**
+ * Parses JSON text, rebuilding tagged values. The reviver (a call per value) runs only when the
+ * text could hold a tag: its name, or any `\u` escape (a key may be spelt with escapes).
+ */
+const parse = (text: string): unknown =>
+  text.includes(BIG_DECIMAL) || text.includes(BIG_INT) || text.includes("\\u")
+    ? JSON.parse(text, reviver)
+    : JSON.parse(text)
 
 const utf8Encoder = new TextEncoder()
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true })
@@ -86,23 +79,63 @@ export class EventDecodeError extends Error {
   override readonly name = "EventDecodeError"
 }
 
-/** The events as one wire message. */
-export const encodeEvents = (events: ReadonlyArray<EngineEvent>): Uint8Array =>
-  utf8Encoder.encode(JSON.stringify(encodeEnvelope({ v: EVENT_CODEC_VERSION, events }), replacer))
+const KINDS: ReadonlySet<unknown> = new Set(["created", "updated", "deleted"])
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+const isInt = (value: unknown): boolean => typeof value === "number" && Number.isSafeInteger(value)
+
+/**
+ * What is wrong with `event` as a wire event, or undefined: its kind (`type`, `event`), a positive
+ * integer `seq`, a view with an integer RFQ id and a list of quotes, and for a quote or a trade the
+ * quote's integer id and RFQ id. Everything else is the records as they were sent.
+ */
+const eventIssue = (event: unknown): string | undefined => {
+  if (!isObject(event)) return "an event is not an object"
+  const { type, seq, view } = event
+  if (type !== "rfq" && type !== "quote" && type !== "trade")
+    return `unknown event type ${JSON.stringify(type)}`
+  if (type === "trade" ? event.event !== "created" : !KINDS.has(event.event))
+    return `unknown ${type} event ${JSON.stringify(event.event)}`
+  if (!isInt(seq) || (seq as number) <= 0) return `seq ${JSON.stringify(seq)} is not a positive integer`
+  if (!isObject(view) || !isObject(view.rfq) || !isInt(view.rfq.id) || !Array.isArray(view.quotes))
+    return "view needs rfq.id (an integer) and quotes (a list)"
+  if (type !== "rfq" && !(isObject(event.quote) && isInt(event.quote.id) && isInt(event.quote.rfqId)))
+    return `a ${type} event needs quote.id and quote.rfqId (integers)`
+  return undefined
+}
+
+/** What is wrong with `message` as an envelope of events, or undefined. */
+const envelopeIssue = (message: unknown): string | undefined => {
+  if (!isObject(message)) return "not an object"
+  if (message.v !== EVENT_CODEC_VERSION)
+    return `version ${JSON.stringify(message.v)} is not ${EVENT_CODEC_VERSION}`
+  if (!Array.isArray(message.events)) return "events is not a list"
+  for (const [i, event] of message.events.entries()) {
+    const issue = eventIssue(event)
+    if (issue !== undefined) return `events[${i}]: ${issue}`
+  }
+  return undefined
+}
+
+/** The events as one wire message; throws an `EventDecodeError` for an event receivers would refuse. */
+export const encodeEvents = (events: ReadonlyArray<EngineEvent>): Uint8Array => {
+  const envelope = { v: EVENT_CODEC_VERSION, events }
+  const issue = envelopeIssue(envelope)
+  if (issue !== undefined) throw new EventDecodeError(`not sent: ${issue}`)
+  return utf8Encoder.encode(stringify(envelope))
+}
 
 /** The events of one wire message; throws an `EventDecodeError` when it is not one. */
 export const decodeEvents = (bytes: Uint8Array): ReadonlyArray<EngineEvent> => {
   let parsed: unknown
   try {
-    parsed = JSON.parse(utf8Decoder.decode(bytes), reviver)
+    parsed = parse(utf8Decoder.decode(bytes))
   } catch (cause) {
     throw new EventDecodeError(`not UTF-8 JSON: ${String(cause)}`, { cause })
   }
-  return Either.match(decodeEnvelope(parsed), {
-    onLeft: (issue) => {
-      throw new EventDecodeError(ParseResult.TreeFormatter.formatErrorSync(issue))
-    },
-    // The schema checked the fields receivers rely on; the rest is the records as they were sent.
-    onRight: (envelope) => envelope.events as unknown as ReadonlyArray<EngineEvent>
-  })
+  const issue = envelopeIssue(parsed)
+  if (issue !== undefined) throw new EventDecodeError(issue)
+  // The fields receivers rely on are checked; the rest is the records as they were sent.
+  return (parsed as { events: ReadonlyArray<EngineEvent> }).events
 }

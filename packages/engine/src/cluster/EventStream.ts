@@ -101,37 +101,53 @@ const retrySchedule = Schedule.exponential("50 millis").pipe(
  * waits for JetStream's acknowledgement; while NATS does not answer it tries again for up to
  * `deadline`, then logs and gives up: the step is committed in the database already, and
  * publishing it again later is harmless (same message id, and receivers drop steps they have seen).
+ *
+ * Every committed step of every RFQ comes through here, so the first attempt is a bare promise
+ * (no retry schedule, no timeout fiber: the client's own attempt timeout bounds it); only a step
+ * whose first attempt failed goes on to the retries, within what is left of `deadline`.
  */
-export const publishEvents =
-  (js: JetStreamClient, names: NatsNames, deadline: Duration.DurationInput) =>
-  (events: ReadonlyArray<EngineEvent>): Effect.Effect<void> =>
-    events.length === 0
-      ? Effect.void
-      : Effect.forEach(
-          stepsOf(events),
-          (step) => {
-            const id = messageIdOf(step.rfqId, step.seq)
-            return Effect.try(() => encodeEvents(step.events)).pipe(
-              Effect.flatMap((data) =>
-                Effect.tryPromise({
-                  try: () =>
-                    js.publish(names.eventSubject(step.rfqId), data, {
-                      msgID: id,
-                      timeout: ATTEMPT_TIMEOUT_MS
-                    }),
-                  catch: (e) => e
-                }).pipe(
-                  Effect.retry({ schedule: retrySchedule, while: (e) => !isFinal(e) }),
-                  Effect.timeoutFail({
-                    duration: deadline,
-                    onTimeout: () => new Error(`no acknowledgement within ${Duration.format(deadline)}`)
-                  })
-                )
-              ),
-              Effect.catchAll((e) =>
-                Effect.logError(`events of step ${id} not published to ${names.stream}: ${messageOf(e)}`)
-              )
-            )
-          },
-          { discard: true }
-        )
+export const publishEvents = (js: JetStreamClient, names: NatsNames, deadline: Duration.DurationInput) => {
+  const deadlineMs = Duration.toMillis(Duration.decode(deadline))
+  const attempt = (subject: string, data: Uint8Array, id: string) =>
+    Effect.tryPromise({
+      try: () => js.publish(subject, data, { msgID: id, timeout: Math.min(ATTEMPT_TIMEOUT_MS, deadlineMs) }),
+      catch: (e) => e
+    })
+  const retried = (subject: string, data: Uint8Array, id: string, leftMs: number) =>
+    attempt(subject, data, id).pipe(
+      Effect.retry({ schedule: retrySchedule, while: (e) => !isFinal(e) }),
+      Effect.timeoutFail({
+        duration: Duration.millis(Math.max(0, leftMs)),
+        onTimeout: () => new Error(`no acknowledgement within ${Duration.format(deadline)}`)
+      })
+    )
+  const publishStep = (step: Step): Effect.Effect<void> =>
+    Effect.suspend(() => {
+      const id = messageIdOf(step.rfqId, step.seq)
+      const subject = names.eventSubject(step.rfqId)
+      const startedAt = Date.now()
+      let data: Uint8Array
+      try {
+        data = encodeEvents(step.events)
+      } catch (e) {
+        return notPublished(names, id, e)
+      }
+      return attempt(subject, data, id).pipe(
+        Effect.catchAll((first) =>
+          isFinal(first)
+            ? Effect.fail(first)
+            : retried(subject, data, id, deadlineMs - (Date.now() - startedAt))
+        ),
+        Effect.asVoid,
+        Effect.catchAll((e) => notPublished(names, id, e))
+      )
+    })
+  return (events: ReadonlyArray<EngineEvent>): Effect.Effect<void> => {
+    if (events.length === 0) return Effect.void
+    const steps = stepsOf(events)
+    return steps.length === 1 ? publishStep(steps[0]!) : Effect.forEach(steps, publishStep, { discard: true })
+  }
+}
+
+const notPublished = (names: NatsNames, id: string, e: unknown) =>
+  Effect.logError(`events of step ${id} not published to ${names.stream}: ${messageOf(e)}`)

@@ -1,10 +1,10 @@
 import { jetstream } from "@nats-io/jetstream"
-import { Context, Effect, Layer, PubSub } from "effect"
+import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import { Events, type EngineEvent, type EventsService } from "../services/Events.js"
 import { ClusterBus, makeClusterBus } from "./ClusterBus.js"
 import { ensureStream, publishEvents } from "./EventStream.js"
 import { natsConnection, natsNames, type NatsUnavailable } from "./NatsConnection.js"
-import { followStream, openConsumer, StepGuard } from "./StreamFollower.js"
+import { followStream, makeStepDelivery, openConsumer, StepGuard } from "./StreamFollower.js"
 
 /** Where NATS is and how the namespace's event stream is kept. */
 export interface NatsEventsOptions {
@@ -27,9 +27,13 @@ export interface NatsEventsOptions {
  * - `publish` stores each step as one message on its RFQ's subject with message id
  *   `<rfqId>:<seq>`, waiting for the acknowledgement (`EventStream.ts#publishEvents`). It is
  *   idempotent, so it also serves to republish what a crash left unpublished.
- * - Every host, the publisher included, receives events only from the stream: at start one ordered
- *   consumer per host begins after the stream's last message, and each message's events go to this
- *   host's subscribers in stream order, each step once (`StreamFollower.ts`).
+ * - Every host receives the events from the stream: at start one ordered consumer per host begins
+ *   after the stream's last message, and each message's events go to this host's subscribers in
+ *   stream order, each step once (`StreamFollower.ts`). The publisher, the RFQ's owner, gives its
+ *   own subscribers the step at once, before publishing it, when the step directly follows the
+ *   last one they had (nearly always); its copy from the stream is then skipped unread. A step
+ *   that does not (the stream has not yet brought an earlier one, as after a take-over) comes
+ *   from the stream like any other, so each RFQ's steps still arrive once and in order.
  * - `ClusterBus` on the same connection (`ClusterBus.ts`).
  *
  * The connection, consumer and subscriptions close with the layer's scope. NATS unreachable at
@@ -57,12 +61,18 @@ export const NatsEventsLive = (
       // Created on the server before the layer is ready: every message stored from here on reaches this host.
       const firstSeq = info.state.last_seq + 1
       const first = yield* openConsumer(js, names, firstSeq)
-      yield* Effect.forkScoped(
-        followStream({ js, ensure, names, first, firstSeq, hub, guard: new StepGuard(limits.maxAgeMs) })
-      )
+      const delivery = yield* makeStepDelivery(new StepGuard(limits.maxAgeMs), hub)
+      yield* Effect.forkScoped(followStream({ js, ensure, names, first, firstSeq, delivery }))
 
+      const toStream = publishEvents(js, names, options.publishDeadlineMs ?? 5_000)
       const events: EventsService = {
-        publish: publishEvents(js, names, options.publishDeadlineMs ?? 5_000),
+        publish: (stepEvents) =>
+          stepEvents.length === 0
+            ? Effect.void
+            : Clock.currentTimeMillis.pipe(
+                Effect.flatMap((now) => delivery.fromOwner(stepEvents, now)),
+                Effect.zipRight(toStream(stepEvents))
+              ),
         subscribe: PubSub.subscribe(hub)
       }
       return Context.make(Events, events).pipe(Context.add(ClusterBus, makeClusterBus(nc, names)))

@@ -10,6 +10,11 @@ import { forEachAsync, messageOf, type NatsNames, NatsUnavailable } from "./Nats
  * stored twice, and a step republished after a newer one of the same RFQ would arrive out of order.
  * Each RFQ's highest delivered `seq` is kept for `horizonMs` after it was delivered: a step at or
  * below it is dropped.
+ *
+ * The owner of an RFQ also delivers its own steps to this host's subscribers at once, before they
+ * come back from the stream (`admitNext`), but only a step that directly follows the last one
+ * delivered here (or an RFQ's first step): one the stream has not brought yet would otherwise be
+ * jumped over and then dropped. Such a step waits for the stream like any other.
  */
 export class StepGuard {
   private readonly last = new Map<number, { seq: number; at: number }>()
@@ -19,15 +24,50 @@ export class StepGuard {
 
   /** The events of steps not delivered before (all steps of `events` are marked delivered). */
   admit(events: ReadonlyArray<EngineEvent>, now: number): ReadonlyArray<EngineEvent> {
+    return this.take(events, now, false)
+  }
+
+  /**
+   * The events of the steps that directly follow what was delivered (`seq` one more than the RFQ's
+   * last, or 1 for an RFQ never seen), marked delivered; the others are left for `admit`.
+   */
+  admitNext(events: ReadonlyArray<EngineEvent>, now: number): ReadonlyArray<EngineEvent> {
+    return this.take(events, now, true)
+  }
+
+  /** Whether step `seq` of RFQ `rfqId` was delivered (or a later one was). */
+  delivered(rfqId: number, seq: number): boolean {
+    const last = this.last.get(rfqId)
+    return last !== undefined && seq <= last.seq
+  }
+
+  /** How many RFQs are remembered. */
+  get size(): number {
+    return this.last.size
+  }
+
+  private take(
+    events: ReadonlyArray<EngineEvent>,
+    now: number,
+    nextOnly: boolean
+  ): ReadonlyArray<EngineEvent> {
     this.sweep(now)
     const admitted = new Set<string>()
+    const refused = new Set<string>()
     const out: Array<EngineEvent> = []
     for (const event of events) {
       const rfqId = event.view.rfq.id
       const key = `${rfqId}:${event.seq}`
+      if (refused.has(key)) continue
       if (!admitted.has(key)) {
         const last = this.last.get(rfqId)
-        if (last !== undefined && event.seq <= last.seq) continue
+        const due = nextOnly
+          ? event.seq === (last === undefined ? 1 : last.seq + 1)
+          : last === undefined || event.seq > last.seq
+        if (!due) {
+          refused.add(key)
+          continue
+        }
         this.last.set(rfqId, { seq: event.seq, at: now })
         admitted.add(key)
       }
@@ -36,16 +76,54 @@ export class StepGuard {
     return out
   }
 
-  /** How many RFQs are remembered. */
-  get size(): number {
-    return this.last.size
-  }
-
   private sweep(now: number): void {
     if (now - this.sweptAt < this.horizonMs / 4) return
     this.sweptAt = now
     for (const [rfqId, { at }] of this.last) if (now - at > this.horizonMs) this.last.delete(rfqId)
   }
+}
+
+/**
+ * The one way RFQ steps reach this host's subscribers (`hub`), from the stream and from the RFQ's
+ * owner on this host. Each step is judged by the guard and published in one go under one lock, so
+ * a step let through on one side is in the hub before the other side can let the next one through:
+ * each RFQ's steps reach subscribers once and in order, whichever side brought each.
+ */
+export interface StepDelivery {
+  /** A stream message's events: the steps not delivered yet. */
+  readonly fromStream: (events: ReadonlyArray<EngineEvent>, now: number) => Effect.Effect<void>
+  /** Steps this host just committed as the RFQ's owner: those that directly follow what was delivered. */
+  readonly fromOwner: (events: ReadonlyArray<EngineEvent>, now: number) => Effect.Effect<void>
+  /** Whether the step was delivered already (its message need not be read). */
+  readonly delivered: (rfqId: number, seq: number) => boolean
+}
+
+export const makeStepDelivery = (
+  guard: StepGuard,
+  hub: PubSub.PubSub<EngineEvent>
+): Effect.Effect<StepDelivery> =>
+  Effect.map(Effect.makeSemaphore(1), (lock) => {
+    const through =
+      (admit: (events: ReadonlyArray<EngineEvent>, now: number) => ReadonlyArray<EngineEvent>) =>
+      (events: ReadonlyArray<EngineEvent>, now: number) =>
+        lock.withPermits(1)(
+          Effect.suspend(() => {
+            const admitted = admit(events, now)
+            return admitted.length === 0 ? Effect.void : PubSub.publishAll(hub, admitted)
+          })
+        )
+    return {
+      fromStream: through((events, now) => guard.admit(events, now)),
+      fromOwner: through((events, now) => guard.admitNext(events, now)),
+      delivered: (rfqId, seq) => guard.delivered(rfqId, seq)
+    }
+  })
+
+/** The step a stream message holds, from its message id (`EventStream.ts#messageIdOf`), if it has one. */
+export const stepOfMessage = (msg: JsMsg): { readonly rfqId: number; readonly seq: number } | undefined => {
+  const id = msg.headers?.get("Nats-Msg-Id")
+  const match = id === undefined ? null : /^(\d+):(\d+)$/.exec(id)
+  return match === null ? undefined : { rfqId: Number(match[1]), seq: Number(match[2]) }
 }
 
 const reopenSchedule = Schedule.exponential("100 millis").pipe(Schedule.union(Schedule.spaced("5 seconds")))
@@ -65,8 +143,9 @@ export const openConsumer = (
   })
 
 /**
- * Feeds `hub` from the stream, starting with `first` (opened at start): each message decoded, its
- * steps passed through `guard`, its events published in stream order (which is each RFQ's order).
+ * Feeds `delivery` from the stream, starting with `first` (opened at start): each message decoded,
+ * in stream order (which is each RFQ's order). A message whose step was delivered already (by this
+ * host as its owner, or a repeat) is skipped unread, by its message id.
  * The client's ordered consumer recreates itself after gaps and reconnections; when it stops anyway
  * (its consumer or the stream gone), the stream is set up again and a new consumer opened after the
  * last message seen. Runs until interrupted.
@@ -78,22 +157,23 @@ export const followStream = (options: {
   readonly names: NatsNames
   readonly first: Consumer
   readonly firstSeq: number
-  readonly hub: PubSub.PubSub<EngineEvent>
-  readonly guard: StepGuard
+  readonly delivery: StepDelivery
 }): Effect.Effect<never> => {
-  const { js, ensure, names, hub, guard } = options
+  const { js, ensure, names, delivery } = options
   let lastSeen = options.firstSeq - 1
 
   const deliver = (msg: JsMsg) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       lastSeen = msg.seq
+      const step = stepOfMessage(msg)
+      if (step !== undefined && delivery.delivered(step.rfqId, step.seq)) return Effect.void
       let events: ReadonlyArray<EngineEvent>
       try {
-        events = guard.admit(decodeEvents(msg.data), now)
+        events = decodeEvents(msg.data)
       } catch (e) {
         return Effect.logWarning(`${names.stream} message ${msg.seq} skipped: ${messageOf(e)}`)
       }
-      return events.length === 0 ? Effect.void : PubSub.publishAll(hub, events)
+      return delivery.fromStream(events, now)
     })
 
   const pump = (consumer: Consumer) =>

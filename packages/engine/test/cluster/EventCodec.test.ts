@@ -50,6 +50,28 @@ describe("EventCodec", () => {
     )
   })
 
+  it("tags a BigDecimal even when no bigint forces the tagged path", () => {
+    const [event] = stepEvents(3, 1)
+    const carrying = { ...event!, extra: { d: BigDecimal.make(-1250n, 2) } } as unknown as EngineEvent
+    const text = new TextDecoder().decode(encodeEvents([carrying]))
+    expect(text).toContain('"$bigdecimal":["-1250",2]')
+    const back = roundTrip([carrying])[0] as unknown as { extra: { d: BigDecimal.BigDecimal } }
+    expect([BigDecimal.isBigDecimal(back.extra.d), back.extra.d.value, back.extra.d.scale]).toStrictEqual([
+      true,
+      -1250n,
+      2
+    ])
+  })
+
+  it("rebuilds a tag however its key is spelt, and leaves strings that merely name a tag alone", () => {
+    const [event] = stepEvents(3, 1)
+    const text = new TextDecoder().decode(encodeEvents([event!]))
+    const spelt = text.replace('"seq":1', '"seq":1,"big":{"\\u0024bigint":"5"},"note":"$bigint $bigdecimal"')
+    const [back] = decodeEvents(utf8(spelt)) as unknown as Array<{ big: bigint; note: string }>
+    expect(back!.big).toBe(5n)
+    expect(back!.note).toBe("$bigint $bigdecimal")
+  })
+
   it("leaves out a field set to undefined", () => {
     const [event] = roundTrip(stepEvents(5, 1))
     expect(event?.view).not.toHaveProperty("trade")
@@ -66,8 +88,25 @@ describe("EventCodec", () => {
       new Uint8Array([0xff, 0xfe]),
       utf8(JSON.stringify({ ...wire, v: 2 })),
       utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: "2" }] })),
-      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], quote: undefined }] }))
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], quote: undefined }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: 0 }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: 1.5 }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], event: "moved" }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[0], type: "trade", event: "updated" }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[1], view: { rfq: { id: 4 } } }] })),
+      utf8(JSON.stringify({ v: 1, events: [{ ...events[1], view: { rfq: { id: "4" }, quotes: [] } }] })),
+      utf8(JSON.stringify({ v: 1, events: [null] })),
+      utf8(JSON.stringify({ v: 1, events: {} })),
+      utf8(JSON.stringify([1]))
     ]
     for (const bytes of bad) expect(() => decodeEvents(bytes)).toThrow(EventDecodeError)
+    // A well-formed message of the same steps is read.
+    expect(decodeEvents(utf8(JSON.stringify(wire)))).toHaveLength(2)
+  })
+
+  it("refuses to send what receivers would refuse", () => {
+    const [, quoteEvent] = stepEvents(4, 2)
+    const broken = { ...quoteEvent!, seq: 0 } as EngineEvent
+    expect(() => encodeEvents([broken])).toThrow(EventDecodeError)
   })
 })

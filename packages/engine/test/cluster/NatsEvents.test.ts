@@ -22,18 +22,58 @@ const ofRfq = (events: ReadonlyArray<EngineEvent>, rfqId: number) =>
   events.filter((e) => e.view.rfq.id === rfqId)
 
 /** Stores a step's events in the stream directly, without a message id: a duplicate JetStream cannot see. */
-const storeWithoutId = (rfqId: number, seq: number) =>
+const storeWithoutId = (rfqId: number, seq: number, ns = namespace) =>
   Effect.promise(async () => {
     const nc = await connect({ servers })
     try {
-      await jetstream(nc).publish(
-        natsNames(namespace).eventSubject(rfqId),
-        encodeEvents(stepEvents(rfqId, seq))
-      )
+      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
     } finally {
       await nc.close()
     }
   })
+
+/**
+ * The end of what a test sent: a step stored in the stream directly, so every host gets it from the
+ * stream after everything stored before it. (A host's own steps reach its subscribers before they
+ * are stored, and only the order within each RFQ is kept across RFQs: a marker a host published
+ * itself could overtake steps of other RFQs the stream has not brought it yet.)
+ */
+const marker = storeWithoutId
+
+/**
+ * Sends steps to the stream's subjects on one connection (plain publishes, no message ids, no
+ * acknowledgements) and returns once the server has taken them: stored before anything sent later,
+ * and most likely not yet read by the hosts.
+ */
+const storeSteps = (ns: string, steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
+  Effect.acquireRelease(
+    Effect.promise(() => connect({ servers })),
+    (nc) => Effect.promise(() => nc.close())
+  ).pipe(
+    Effect.flatMap((nc) =>
+      Effect.promise(() => {
+        for (const [rfqId, seq] of steps)
+          nc.publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
+        return nc.flush()
+      })
+    )
+  )
+
+/** Stores `text` as a message of RFQ `rfqId` under message id `id`. */
+const storeRaw = (ns: string, rfqId: number, id: string, text: string) =>
+  Effect.promise(async () => {
+    const nc = await connect({ servers })
+    try {
+      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), new TextEncoder().encode(text), {
+        msgID: id
+      })
+    } finally {
+      await nc.close()
+    }
+  })
+
+/** What a subscriber got, as JSON carries it (the owner's own steps arrive as the engine made them). */
+const received = (events: ReadonlyArray<EngineEvent>) => withoutUndefined(events)
 
 describe("NatsEventsLive", () => {
   it.scopedLive("every host receives every step once, in each RFQ's order, whichever host published it", () =>
@@ -49,13 +89,15 @@ describe("NatsEventsLive", () => {
           Effect.forEach(seqs, (seq) => hosts[(rfqId + seq) % 2]!.events.publish(stepEvents(rfqId, seq))),
         { concurrency: "unbounded" }
       )
-      yield* hosts[0].events.publish(stepEvents(199, 1))
+      yield* marker(199, 1)
 
       for (const queue of queues) {
         const got = yield* takeUntilMarker(queue, 199)
         expect(got.length).toBe(rfqIds.length * (1 + 2 * (seqs.length - 1)))
         for (const rfqId of rfqIds) {
-          expect(ofRfq(got, rfqId)).toStrictEqual(expected(seqs.map((seq) => [rfqId, seq] as const)))
+          expect(received(ofRfq(got, rfqId))).toStrictEqual(
+            expected(seqs.map((seq) => [rfqId, seq] as const))
+          )
         }
       }
     })
@@ -74,10 +116,10 @@ describe("NatsEventsLive", () => {
         yield* storeWithoutId(201, 2) // stored twice (a republish after the duplicate window)
         yield* storeWithoutId(201, 1) // an older step after a newer one
         yield* a.events.publish(stepEvents(201, 3))
-        yield* a.events.publish(stepEvents(299, 1))
+        yield* marker(299, 1)
 
         for (const queue of queues) {
-          expect(yield* takeUntilMarker(queue, 299)).toStrictEqual(
+          expect(received(yield* takeUntilMarker(queue, 299))).toStrictEqual(
             expected([
               [201, 1],
               [201, 2],
@@ -88,13 +130,72 @@ describe("NatsEventsLive", () => {
       })
   )
 
+  it.scopedLive(
+    "a host that owns an RFQ now, its earlier steps not yet come from the stream, delivers them first",
+    () =>
+      Effect.gen(function* () {
+        const host = yield* startHost({ namespace })
+        const queue = yield* host.events.subscribe
+        // Steps 1 to 3 came from another host (stored, not yet read here); this host commits step 4.
+        yield* storeSteps(namespace, [
+          [801, 1],
+          [801, 2],
+          [801, 3]
+        ])
+        yield* host.events.publish(stepEvents(801, 4))
+        yield* marker(899, 1)
+        expect(received(yield* takeUntilMarker(queue, 899))).toStrictEqual(
+          expected([
+            [801, 1],
+            [801, 2],
+            [801, 3],
+            [801, 4]
+          ])
+        )
+      })
+  )
+
+  it.scopedLive("a step delivered already is skipped unread: only unread messages are decoded", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ message }) => {
+          logged.push(String(message))
+        })
+      )
+      // A short duplicate window, so that a step's id can be stored again (as a late republish is).
+      const fresh = randomNamespace()
+      otherNamespaces.push(fresh)
+      const options = { namespace: fresh, duplicateWindowMs: 100 }
+      const [a, b] = [
+        yield* startHost(options).pipe(Effect.provide(capture)),
+        yield* startHost(options).pipe(Effect.provide(capture))
+      ]
+      const queues = [yield* a.events.subscribe, yield* b.events.subscribe]
+      yield* a.events.publish(stepEvents(901, 1))
+      yield* a.events.publish(stepEvents(901, 2))
+      yield* marker(990, 1, fresh)
+      for (const queue of queues) yield* takeUntilMarker(queue, 990)
+      yield* Effect.sleep("300 millis")
+      // Bytes no host could read, under the ids of a step both delivered and of one neither did.
+      yield* storeRaw(fresh, 901, "901:1", "not an event message")
+      yield* storeRaw(fresh, 902, "902:1", "not an event message")
+      yield* marker(991, 1, fresh)
+      for (const queue of queues) expect(yield* takeUntilMarker(queue, 991)).toStrictEqual([])
+      const skipped = logged.filter((line) => line.includes("skipped"))
+      expect(skipped).toHaveLength(2) // 902:1 on each host; 901:1 was not even read
+      for (const line of skipped) expect(line).toMatch(/message \d+ skipped: not UTF-8 JSON/)
+    })
+  )
+
   it.scopedLive("decimals arrive digit for digit", () =>
     Effect.gen(function* () {
       const host = yield* startHost({ namespace })
       const queue = yield* host.events.subscribe
       const prices = ["0.0001", "-12.5", "0.00000001", "98765432109876543210.123456789"]
       yield* Effect.forEach(prices, (price, i) => host.events.publish(stepEvents(301, i + 2, price)))
-      yield* host.events.publish(stepEvents(399, 1))
+      yield* marker(399, 1)
       const got = yield* takeUntilMarker(queue, 399)
       expect(got.flatMap((e) => (e.type === "quote" ? [e.quote.price] : []))).toStrictEqual(prices)
       expect(got.flatMap((e) => e.view.quotes.map((q) => q.price))).toStrictEqual(
@@ -111,9 +212,9 @@ describe("NatsEventsLive", () => {
       const b = yield* startHost({ namespace })
       const late = yield* b.events.subscribe
       yield* a.events.publish(stepEvents(401, 2))
-      yield* a.events.publish(stepEvents(499, 1))
-      expect(yield* takeUntilMarker(late, 499)).toStrictEqual(expected([[401, 2]]))
-      expect(yield* takeUntilMarker(early, 499)).toStrictEqual(
+      yield* marker(499, 1)
+      expect(received(yield* takeUntilMarker(late, 499))).toStrictEqual(expected([[401, 2]]))
+      expect(received(yield* takeUntilMarker(early, 499))).toStrictEqual(
         expected([
           [401, 1],
           [401, 2]
@@ -177,8 +278,8 @@ describe("NatsEventsLive", () => {
       const host = yield* startHost({ namespace: fresh })
       const queue = yield* host.events.subscribe
       yield* host.events.publish(stepEvents(501, 1))
-      yield* host.events.publish(stepEvents(598, 1))
-      expect(yield* takeUntilMarker(queue, 598)).toStrictEqual(expected([[501, 1]]))
+      yield* marker(598, 1, fresh)
+      expect(received(yield* takeUntilMarker(queue, 598))).toStrictEqual(expected([[501, 1]]))
 
       yield* Effect.promise(() => deleteStream(fresh))
       // Waits (with no deadline of its own) for the host to notice and create the stream again.
@@ -186,8 +287,8 @@ describe("NatsEventsLive", () => {
         Effect.retry(Schedule.spaced("100 millis"))
       )
       yield* host.events.publish(stepEvents(501, 2))
-      yield* host.events.publish(stepEvents(599, 1))
-      expect(yield* takeUntilMarker(queue, 599)).toStrictEqual(expected([[501, 2]]))
+      yield* marker(599, 1, fresh)
+      expect(received(yield* takeUntilMarker(queue, 599))).toStrictEqual(expected([[501, 2]]))
     })
   )
 
