@@ -73,7 +73,11 @@ export class StatementShapes {
   }
 }
 
-/** `text` with its placeholders `$n` moved to `$n+offset` (a part placed after `offset` parameters). */
+/**
+ * `text` with its placeholders `$n` moved to `$n+offset` (a part placed after `offset` parameters).
+ * Every `$n` is renumbered, inside a string literal or comment too: a part's text must hold `$n`
+ * only as a placeholder (values go in parameters, never in the text).
+ */
 export const shiftPlaceholders = (text: string, offset: number): string =>
   offset === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)
 

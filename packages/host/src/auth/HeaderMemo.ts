@@ -24,7 +24,7 @@ export class HeaderMemo<V> {
 
   private slotOf(text: string): number {
     const n = text.length
-    return n < 2 ? n : (text.charCodeAt(n - 1) * 31 + text.charCodeAt(n - 2)) & this.mask
+    return (n < 2 ? n : text.charCodeAt(n - 1) * 31 + text.charCodeAt(n - 2)) & this.mask
   }
 
   /** The value kept for exactly `text`, if it is still kept. */

@@ -265,9 +265,12 @@ export class Tokens {
   }
 
   /**
-   * `cachedAccess` of the bearer token of an `Authorization` header, found by the header's exact
-   * text when it came recently (`HeaderMemo`: no parsing, no hashing of the token); the memo keeps
-   * what the cache answered and until when, and is cleared with it.
+   * The verified token of an `Authorization` header: found by the header's exact text when it came
+   * recently (`HeaderMemo`: no parsing, no hashing of the token), else `cachedAccess` of its bearer
+   * token. The memo keeps what the cache answered and until the token's expiry, and is cleared with
+   * it; a token the bounded cache has since evicted may still be answered from the memo until then.
+   * That is safe because the memo only saves the signature check of a token already verified:
+   * revocation and standing are checked on every call, never through these caches.
    */
   cachedAccessOfHeader(header: string, now: number): VerifiedAccessToken | undefined {
     const known = this.headers.get(header)
