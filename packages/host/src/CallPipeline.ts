@@ -49,15 +49,6 @@ export const startCall = <A, I, B, E>(
   return Either.isLeft(decoded) ? Either.left(decoded.left) : run(decoded.right)
 }
 
-/** `startCall`, all of it deferred until the Effect runs. */
-export const runCall = <A, I, B, E>(
-  caller: Caller,
-  access: Access,
-  schema: Schema.Schema<A, I>,
-  input: RawInput,
-  run: (decoded: A) => Effect.Effect<B, E>
-): Effect.Effect<B, E | ApiError> => Effect.suspend(() => startCall(caller, access, schema, input, run))
-
 /** One operation of the shared table, called by `caller`, its synchronous steps taken at once (`startCall`). */
 export const startOperation = (
   op: Operation,

@@ -130,6 +130,21 @@ interface Part {
 const QUOTE_COLUMNS = `id, rfq_id, maker_desk_id, maker_user_id, maker_id, label, direction, settlement_option,
   settlement_credentials_id, quote_currency, amount, price, legs, hedge, status, valid_until, created_at, updated_at`
 
+/** A quote's columns an update may change, from `label` to `valid_until`, in the order both statements list them. */
+const changeableValues = (q: QuoteRecord): Array<unknown> => [
+  q.label ?? null,
+  q.direction,
+  q.settlementOption,
+  q.settlementCredentials,
+  q.quoteCurrency,
+  q.amount,
+  q.price,
+  json(q.legs),
+  q.hedge === undefined ? null : json(q.hedge),
+  q.status,
+  q.validUntil ?? null
+]
+
 const insertQuote = (q: QuoteRecord): Part => ({
   key: "qi",
   text: () => `INSERT INTO quotes (${QUOTE_COLUMNS})
@@ -141,17 +156,7 @@ const insertQuote = (q: QuoteRecord): Part => ({
     q.makerDeskId,
     q.makerUserId,
     q.makerId,
-    q.label ?? null,
-    q.direction,
-    q.settlementOption,
-    q.settlementCredentials,
-    q.quoteCurrency,
-    q.amount,
-    q.price,
-    json(q.legs),
-    q.hedge === undefined ? null : json(q.hedge),
-    q.status,
-    q.validUntil ?? null,
+    ...changeableValues(q),
     q.createdAt,
     q.updatedAt
   ],
@@ -166,22 +171,7 @@ const updateQuote = (q: QuoteRecord): Part => ({
     valid_until = $11, updated_at = $12, version = version + 1
     WHERE id = $13 AND rfq_id = $14 AND status = 'active'
     RETURNING id`,
-  values: [
-    q.label ?? null,
-    q.direction,
-    q.settlementOption,
-    q.settlementCredentials,
-    q.quoteCurrency,
-    q.amount,
-    q.price,
-    json(q.legs),
-    q.hedge === undefined ? null : json(q.hedge),
-    q.status,
-    q.validUntil ?? null,
-    q.updatedAt,
-    q.id,
-    q.rfqId
-  ],
+  values: [...changeableValues(q), q.updatedAt, q.id, q.rfqId],
   expected: 1,
   what: `update active quote ${q.id}`
 })

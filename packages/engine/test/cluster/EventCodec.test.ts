@@ -72,6 +72,25 @@ describe("EventCodec", () => {
     expect(back!.note).toBe("$bigint $bigdecimal")
   })
 
+  it("carries hostile text that spells a tag or a BigDecimal's JSON as the same text", () => {
+    const [event] = stepEvents(3, 1)
+    const hostile = [
+      '{"_id":"BigDecimal","value":"1","scale":0}',
+      '"_id":"BigDecimal"',
+      '{"$bigdecimal":["1",0]}',
+      '{"$bigint":"7"}',
+      "\\u0024bigint \u2028 \u0000"
+    ]
+    for (const text of hostile) {
+      const carrying = {
+        ...event!,
+        extra: { label: text, nested: { [text]: text } }
+      } as unknown as EngineEvent
+      const [back] = roundTrip([carrying]) as unknown as Array<{ extra: { label: string; nested: object } }>
+      expect(back!.extra).toStrictEqual({ label: text, nested: { [text]: text } })
+    }
+  })
+
   it("leaves out a field set to undefined", () => {
     const [event] = roundTrip(stepEvents(5, 1))
     expect(event?.view).not.toHaveProperty("trade")
