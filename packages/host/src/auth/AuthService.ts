@@ -7,7 +7,7 @@ import { LoginThrottle, type LoginThrottled, type LoginThrottleOptions } from ".
 import { SharedState } from "../shared/SharedState.js"
 import { defaultScryptParams, makeDummyHash, type ScryptParams } from "./SecretHash.js"
 import { makeGrants, type TokenResponse } from "./TokenGrants.js"
-import { type AuthenticatedCaller, Tokens } from "./Tokens.js"
+import { type AuthenticatedCaller, Tokens, type VerifiedAccessToken } from "./Tokens.js"
 
 export type { TokenResponse } from "./TokenGrants.js"
 
@@ -195,17 +195,16 @@ export const makeAuth = (
      * The caller of a token verified before whose account status is still cached, without any
      * Effect machinery: the path of nearly every request. `undefined` means "take the full path".
      */
-    const knownCaller = (token: string, now: number) => {
-      const verified = tokens.cachedAccess(token, now)
-      if (verified === undefined) return undefined
-      const status = standing.cached(verified.caller, now)
-      return status?.active === true && !status.familyRevoked ? verified.caller : undefined
-    }
+    const knownCaller = (token: string, now: number) => standingCaller(tokens.cachedAccess(token, now), now)
 
     /** `knownCaller` of a header's token; the token found by the header's text when it came recently. */
-    const knownHeaderCaller = (authorizationHeader: string | undefined, now: number) => {
-      if (authorizationHeader === undefined) return undefined
-      const verified = tokens.cachedAccessOfHeader(authorizationHeader, now)
+    const knownHeaderCaller = (authorizationHeader: string | undefined, now: number) =>
+      authorizationHeader === undefined
+        ? undefined
+        : standingCaller(tokens.cachedAccessOfHeader(authorizationHeader, now), now)
+
+    /** The caller of a verified token whose cached standing is active and not revoked. */
+    const standingCaller = (verified: VerifiedAccessToken | undefined, now: number) => {
       if (verified === undefined) return undefined
       const status = standing.cached(verified.caller, now)
       return status?.active === true && !status.familyRevoked ? verified.caller : undefined

@@ -60,6 +60,8 @@ const notUtf8: RpcFrame = { _tag: "Rejected", error: { code: RpcCode.parseError,
 
 interface Queued {
   readonly frame: RpcFrame
+  /** The frame's calls (`callsOf`), found once. */
+  readonly entries: ReadonlyArray<RpcEntry>
   readonly bytes: number
   readonly receivedAt: number
 }
@@ -164,7 +166,7 @@ export const startFraming = (options: FramingOptions): Effect.Effect<Framing> =>
           }
           const inProgress: InProgress = {
             queued,
-            entries: callsOf(frame),
+            entries: queued.entries,
             replies: [],
             next: 0,
             dropped: false
@@ -204,7 +206,8 @@ export const startFraming = (options: FramingOptions): Effect.Effect<Framing> =>
       const frame = text === undefined ? notUtf8 : parseFrame(text, options.maxBatch)
       const receivedAt = clock.unsafeCurrentTimeMillis()
       // A heartbeat counts when it arrives, even if calls queued before it are still running.
-      if (callsOf(frame).some((entry) => entry._tag === "Call" && entry.method === "heartbeat")) {
+      const entries = callsOf(frame)
+      if (entries.some((entry) => entry._tag === "Call" && entry.method === "heartbeat")) {
         options.onHeartbeat(receivedAt)
       }
       const bytes = text?.length ?? input.length
@@ -213,7 +216,7 @@ export const startFraming = (options: FramingOptions): Effect.Effect<Framing> =>
         return
       }
       pendingBytes += bytes
-      inbox.push({ frame, bytes, receivedAt })
+      inbox.push({ frame, entries, bytes, receivedAt })
       drain()
     }
 
