@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer"
+import { cutText } from "@rfq/engine"
 import { Config, ConfigError, Either, LogLevel, Option, Redacted } from "effect"
 
 /**
@@ -24,7 +25,7 @@ export const variable = <A>(name: string, parse: Parse<A>): Config.Config<A> =>
     )
   )
 
-const shown = (value: string): string => JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value)
+const shown = (value: string): string => JSON.stringify(cutText(value, 64))
 
 /** A variable that may be absent: `Option.none()` when unset, else what `parse` makes of it. */
 const optional =

@@ -1,5 +1,6 @@
 import type { ParseResult } from "effect"
 import type { ErrorKey } from "../domain/Errors.js"
+import { cutText } from "../domain/TextCut.js"
 
 /**
  * The vocabulary of `reason`s: every schema of the API carries the message a client reads (Decode.ts
@@ -30,7 +31,7 @@ const maxShownChars = 40
 export const showValue = (u: unknown): string => {
   switch (typeof u) {
     case "string":
-      return JSON.stringify(u.length > maxShownChars ? `${u.slice(0, maxShownChars)}…` : u)
+      return JSON.stringify(cutText(u, maxShownChars))
     case "number":
     case "boolean":
       return String(u)

@@ -1,6 +1,7 @@
 import { BigDecimal, Either, ParseResult, Schema } from "effect"
 import { type ApiError, apiError, catalog, type ErrorKey } from "./Errors.js"
 import { BaseCurrency } from "./Primitives.js"
+import { safePrefix } from "./TextCut.js"
 
 /**
  * Venue-neutral instrument names (docs/instruments.md has the grammar):
@@ -239,7 +240,7 @@ const parseBase = (token: string): Either.Either<BaseCurrency, string> => {
 export const parseInstrument = (name: string): Either.Either<Instrument, ApiError> => {
   if (name.length === 0) return Either.left(apiError("emptyValue", "instrument name is empty"))
   if (name.length > MAX_INSTRUMENT_NAME_LENGTH) {
-    const shown = `${show(name.slice(0, 24))}…`
+    const shown = `${show(safePrefix(name, 24))}…`
     return Either.left(
       apiError("invalidInstrumentFormat", `${shown}: longer than ${MAX_INSTRUMENT_NAME_LENGTH} characters`)
     )

@@ -1,5 +1,6 @@
 import { BigDecimal } from "effect"
 import { decString } from "../rfq/Dec.js"
+import { cutText } from "../domain/TextCut.js"
 
 /**
  * A small, strict reader for the JSON documents the RFQ store selects (one per row). It checks
@@ -16,7 +17,7 @@ export type Doc = Readonly<Record<string, unknown>>
 
 const show = (u: unknown): string => {
   const text = JSON.stringify(u)
-  return text === undefined ? String(u) : text.length > 80 ? `${text.slice(0, 80)}…` : text
+  return text === undefined ? String(u) : cutText(text, 80)
 }
 
 const fail = (path: string, expected: string, got: unknown): never => {

@@ -1,3 +1,5 @@
+import { cutText } from "@rfq/engine"
+
 /**
  * Text the admin command prints that came from someone else (an argument, a stored name): control
  * characters and lone surrogates are written as `\uXXXX`, so that a hostile name cannot move the
@@ -23,5 +25,5 @@ export const printable = (text: string): string => {
 /** An argument quoted in an error line: printable, and cut after 40 characters. */
 export const quoted = (text: string): string => {
   const shown = printable(text)
-  return `"${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown}"`
+  return `"${cutText(shown, 40)}"`
 }
