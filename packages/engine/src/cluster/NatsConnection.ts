@@ -48,7 +48,10 @@ export const natsConnection = (
           servers: servers.split(",").map((s) => s.trim()),
           name,
           timeout: 5_000,
-          maxReconnectAttempts: -1
+          maxReconnectAttempts: -1,
+          // No stack trace captured for every request (each JetStream publish is one) in case it
+          // fails: the publish path logs the error's message, never its stack.
+          noAsyncTraces: true
         }),
       catch: (cause) =>
         new NatsUnavailable({ message: `NATS at ${servers} is unavailable: ${messageOf(cause)}` })

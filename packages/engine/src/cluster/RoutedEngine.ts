@@ -7,6 +7,7 @@ import { Ownership } from "../engine/Ownership.js"
 import type { Caller } from "../rfq/RfqRecord.js"
 import { RfqStore } from "../rfq/RfqStore.js"
 import { requestStartedAt, statementDeadlineOverride } from "../storage/StatementDeadline.js"
+import { makeQuoteHomes } from "./QuoteHomes.js"
 import { entityIdOf, RfqEntity } from "./RfqEntity.js"
 
 /**
@@ -48,7 +49,8 @@ const asHandler = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
  * The engine of one host among several. A call on an RFQ runs where the RFQ's actor lives: here
  * when this host holds the RFQ's shard (no serialisation, no hop), else on the owner, as a message
  * to the RFQ's cluster entity (`RfqEntity.ts`), whose handler is the owner's own engine. Calls that
- * name a quote find its RFQ in storage first; a create takes its id here and goes to the owner of
+ * name a quote find its RFQ in this host's memory of quote homes (`QuoteHomes.ts`), else in
+ * storage (then remembered); a create takes its id here and goes to the owner of
  * that id. Lists, accounts, instruments and bulk block trades need no owner and run here.
  *
  * Registering the handlers here too keeps the entity and its callers in one place: each host is
@@ -60,6 +62,8 @@ const make = Effect.gen(function* () {
   const ownership = yield* Ownership
   const store = yield* RfqStore
   const index = yield* ActiveQuotes
+  // Where each quote this host made or looked up lives: its commands route without a read.
+  const homes = makeQuoteHomes()
 
   const handlers = RfqEntity.of({
     CreateRfq: ({ address, payload }) =>
@@ -121,8 +125,11 @@ const make = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       if (ref.rfqQuoteId !== undefined) {
-        const found = yield* store.quote(ref.rfqQuoteId)
-        if (Option.isSome(found)) return Option.some(found.value.rfqId)
+        const known = homes.rfqOf(ref.rfqQuoteId)
+        if (known !== undefined) return Option.some(known)
+        const found = yield* store.rfqOfQuote(ref.rfqQuoteId)
+        if (Option.isSome(found)) homes.remember(ref.rfqQuoteId, found.value)
+        if (Option.isSome(found)) return found
       }
       if (ref.label !== undefined) {
         const holder = yield* index.labelHolder(caller.deskId, ref.label)
@@ -172,7 +179,10 @@ const make = Effect.gen(function* () {
     legPrices: (caller, req) =>
       routed(req.rfqId, local.legPrices(caller, req), (e) => e.LegPrices({ caller, req })),
     createQuote: (caller, req) =>
-      routed(req.rfqId, local.createQuote(caller, req), (e) => e.CreateQuote({ caller, req })),
+      Effect.tap(
+        routed(req.rfqId, local.createQuote(caller, req), (e) => e.CreateQuote({ caller, req })),
+        (answer) => homes.remember(answer.rfqQuoteId, req.rfqId)
+      ),
     updateQuote: (caller, req) =>
       byQuote(caller, req, local.updateQuote(caller, req), (e) => e.UpdateQuote({ caller, req })),
     deleteQuote: (caller, req) =>

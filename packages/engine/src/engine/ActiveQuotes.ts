@@ -41,6 +41,11 @@ export interface ActiveQuotesService {
    * closes quotes the command never saw; they leave here too.
    */
   readonly reindex: (rfqId: number, quotes: Readonly<Record<number, QuoteRecord>>) => Effect.Effect<void>
+  /**
+   * Forgets the quotes of the RFQs `which` accepts: their ownership moved to another engine, whose
+   * actors now change them (nothing to do where the index is shared storage).
+   */
+  readonly release: (which: (rfqId: number) => boolean) => Effect.Effect<void>
 }
 
 export class ActiveQuotes extends Context.Tag("rfq/ActiveQuotes")<ActiveQuotes, ActiveQuotesService>() {}
@@ -113,6 +118,10 @@ export const makeInMemoryActiveQuotes = (): ActiveQuotesService => {
         const ids = byRfq.get(rfqId)
         if (ids !== undefined) for (const id of [...ids]) if (quotes[id] === undefined) leave(id)
         for (const q of Object.values(quotes)) enter(q)
+      }),
+    release: (which) =>
+      Effect.sync(() => {
+        for (const [rfqId, ids] of [...byRfq]) if (which(rfqId)) for (const id of [...ids]) leave(id)
       })
   }
 }

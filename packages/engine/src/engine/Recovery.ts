@@ -20,7 +20,7 @@ export interface RecoveryService {
   readonly adopt: (
     which: (rfqId: number) => boolean
   ) => Effect.Effect<{ readonly restored: number; readonly reconciled: number }>
-  /** Lets go of the RFQs `which` accepts (shards this engine lost): their actors are forgotten. */
+  /** Lets go of the RFQs `which` accepts (shards this engine lost): their actors and indexed quotes are forgotten. */
   readonly release: (which: (rfqId: number) => boolean) => Effect.Effect<number>
 }
 
@@ -79,7 +79,11 @@ const make = Effect.gen(function* () {
     })
 
   const atStart = ownership.shared ? { restored: 0, reconciled: 0 } : yield* adopt(() => true)
-  const release = (which: (rfqId: number) => boolean) => Effect.sync(() => actors.forget(which))
+  const release = (which: (rfqId: number) => boolean) =>
+    Effect.zipLeft(
+      Effect.sync(() => actors.forget(which)),
+      index.release(which)
+    )
   const service: RecoveryService = { ...atStart, adopt, release }
   return service
 })

@@ -117,6 +117,8 @@ export interface RfqStoreService {
   readonly quotesOf: (rfqId: number) => Effect.Effect<ReadonlyArray<QuoteRecord>>
   /** One quote by id, any status. */
   readonly quote: (quoteId: number) => Effect.Effect<Option.Option<QuoteRecord>>
+  /** The RFQ a quote belongs to, any status (a quote never moves: callers may remember it). */
+  readonly rfqOfQuote: (quoteId: number) => Effect.Effect<Option.Option<number>>
   readonly trades: (rfqId: number) => Effect.Effect<Option.Option<TradeRecord>>
   /** A page of the public tape (issue 16): printed trades, newest first, and how many match. */
   readonly publicTrades: (

@@ -12,7 +12,8 @@ import { type ActiveQuote, ActiveQuotes, type ActiveQuotesService } from "../eng
  * holds it) and reserves nothing; the unique index `quotes_maker_active_label_key` decides for real
  * when the step writes the quote, and a step refused by it fails with `LabelTaken` (see
  * `RfqStore.applyStep`), so two RFQs quoting one label at once on two hosts never both get it.
- * `releaseLabel` and `reindex` have nothing to do: each step's statement is the index's update.
+ * `releaseLabel`, `reindex` and `release` have nothing to do: each step's statement is the index's
+ * update.
  *
  * Only active quotes are read, without the RFQ: a deleted RFQ was cancelled first, which closed its
  * quotes, so an active quote's RFQ is never deleted. Indexes: the primary key (`find`), the label
@@ -72,7 +73,8 @@ export const makeSqlActiveQuotes: Effect.Effect<ActiveQuotesService, never, SqlC
           ...(filter?.userId === undefined ? [] : [sql`maker_user_id = ${filter.userId}`]),
           ...(filter?.rfqId === undefined ? [] : [sql`rfq_id = ${filter.rfqId}`])
         ]),
-      reindex: () => Effect.void
+      reindex: () => Effect.void,
+      release: () => Effect.void
     }
     return service
   }

@@ -314,6 +314,13 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       return Option.fromNullable(rows[0])
     }, waitSpan("RfqStore.quote"))
 
+    const rfqOfQuote = Effect.fnUntraced(function* (id: number) {
+      const rows = yield* sql<{
+        rfqId: number | string
+      }>`SELECT rfq_id AS "rfqId" FROM quotes WHERE id = ${id}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullable(rows[0]), (row) => Number(row.rfqId))
+    }, waitSpan("RfqStore.rfqOfQuote"))
+
     const trades = Effect.fnUntraced(function* (rfqId: number) {
       const rows = yield* Effect.flatMap(
         sql<DocRow>`SELECT ${sql.literal(tradeDocument)} FROM trades t JOIN quotes q ON q.id = t.quote_id
@@ -337,6 +344,7 @@ export const makeSqlRfqStore: Effect.Effect<RfqStoreService, SqlError, SqlClient
       listQuotes,
       quotesOf,
       quote,
+      rfqOfQuote,
       trades,
       ...makeTradeTape(sql)
     } satisfies RfqStoreService

@@ -67,7 +67,10 @@ export const connectRedis = (
           connectTimeout: CONNECT_TIMEOUT_MS,
           commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
           maxRetriesPerRequest: 1,
-          connectionName: name
+          connectionName: name,
+          // Commands issued in one turn of the event loop (the rate-limit checks of the requests
+          // that arrived together) go out in one write, in order.
+          enableAutoPipelining: true
         })
       } catch (error) {
         failed(error)
