@@ -33,11 +33,17 @@ interface Variant {
   readonly proxyPid?: number | undefined
 }
 
-/** Whose CPU a lifecycle run accounts for: the variant's hosts, HAProxy, and the shared services. */
-type CpuKey = "hosts" | "haproxy" | "postgres" | "nats" | "redis"
+/**
+ * Whose CPU a lifecycle run accounts for: the variant's hosts (and each of two apart: with clients
+ * sent to the first, the second's share is what following the event stream costs), HAProxy, and
+ * the shared services.
+ */
+type CpuKey = "hosts" | "first" | "second" | "haproxy" | "postgres" | "nats" | "redis"
 
 const cpuGroupsOf = (variant: Variant): Record<CpuKey, CpuGroup> => ({
   hosts: { pids: variant.hosts.map((host) => host.child.process.pid) },
+  first: { pids: variant.hosts.length < 2 ? [] : [variant.hosts[0]!.child.process.pid] },
+  second: { pids: variant.hosts.length < 2 ? [] : [variant.hosts[1]!.child.process.pid] },
   haproxy: { pids: variant.proxyPid === undefined ? [] : [variant.proxyPid] },
   postgres: { command: "postgres" },
   nats: { command: "nats-server" },
