@@ -12,8 +12,8 @@ import { makeSqlActiveQuotes } from "../storage/SqlActiveQuotes.js"
  * same actor, so the owner's quote updates and accepts need no read to find their quote.
  *
  * A quote found here counts only while this host owns its RFQ (a shard that moved answers from
- * SQL at once), and the quotes of RFQs whose shard this host released are forgotten
- * (`Recovery.release`). A quote not found here is looked up in SQL: it may be one another host's
+ * SQL at once); only an owned RFQ's quotes are kept, and those of RFQs whose shard this host
+ * released are forgotten (`Recovery.release`). A quote not found here is looked up in SQL: it may be one another host's
  * actor holds, or one whose RFQ was never loaded here. Labels and a desk's quotes always come from
  * SQL, where the unique label index decides between hosts.
  */
@@ -33,7 +33,10 @@ export const makeOwnedActiveQuotes: Effect.Effect<
           ? Effect.succeed(found)
           : shared.find(quoteId)
       ),
-    reindex: here.reindex,
+    // Only an owned RFQ's actor is the truth: a step run here on an RFQ another host owns (a
+    // command that raced a shard move) leaves no quote here to be found later, were the shard to
+    // come back before its adoption re-indexes it.
+    reindex: (rfqId, quotes) => here.reindex(rfqId, ownership.owns(rfqId) ? quotes : {}),
     release: here.release
   }
 })

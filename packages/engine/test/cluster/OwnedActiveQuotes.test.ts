@@ -41,9 +41,8 @@ describe.each(testDatabases)("owned active-quote index on $name", (db) => {
         // A quote this host's actor holds that SQL does not (its step not written here): only the
         // memory can answer it, so a found quote proves where the answer came from.
         const onlyHere = quoteRecord(rfq, ref.makers[0], yield* store.nextQuoteId)
-        yield* index.reindex(rfq.id, { [onlyHere.id]: onlyHere })
-
         owned.add(rfq.id)
+        yield* index.reindex(rfq.id, { [onlyHere.id]: onlyHere })
         const found = yield* index.find(onlyHere.id)
         assert.deepStrictEqual(
           Option.map(found, (q) => [q.rfqId, q.deskId, q.userId]),
@@ -57,6 +56,14 @@ describe.each(testDatabases)("owned active-quote index on $name", (db) => {
         // Released (the shard watch saw it go): forgotten, even if this host owns the RFQ again.
         yield* index.release((id) => id === rfq.id)
         assert.isTrue(Option.isNone(yield* index.find(onlyHere.id)))
+
+        // Indexed while another host owns the RFQ (a command that raced a shard move): not kept,
+        // so it is not found once the shard comes back.
+        const raced = quoteRecord(rfq, ref.makers[2], yield* store.nextQuoteId)
+        owned.delete(rfq.id)
+        yield* index.reindex(rfq.id, { [raced.id]: raced })
+        owned.add(rfq.id)
+        assert.isTrue(Option.isNone(yield* index.find(raced.id)))
 
         // A quote written through the store, never indexed here: SQL answers, owned or not.
         const other = rfqRecord(ref, yield* store.nextRfqId)

@@ -1,0 +1,106 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Option } from "effect"
+import { decodeRequest } from "../../src/api/Decode.js"
+import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
+import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
+import { ActiveQuotes, ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
+import { Engine, EngineLive } from "../../src/engine/Engine.js"
+import { engineServicesLayer } from "../../src/engine/EngineLayer.js"
+import { Ownership } from "../../src/engine/Ownership.js"
+import { Recovery } from "../../src/engine/Recovery.js"
+import { EventsLive } from "../../src/services/Events.js"
+import {
+  type EngineContext,
+  encryptionKeys,
+  markPrices,
+  rfqTtlMs,
+  seedAndResolve
+} from "../support/engineHarness.js"
+import { pgliteTestLayer } from "../support/TestDatabases.js"
+
+/**
+ * An engine that shares ownership lets go of the RFQs of a shard it lost (`Recovery.release`):
+ * their actors and their quotes in its active-quote index are forgotten, so nothing of its memory
+ * answers for an RFQ another engine now changes; other RFQs are kept.
+ */
+
+const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"]
+
+describe("Recovery.release", () => {
+  it.scoped("forgets the released RFQs' actors and indexed quotes, and only theirs", () =>
+    Effect.gen(function* () {
+      const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
+      const { callers, venueAccounts } = yield* Effect.provideService(
+        seedAndResolve,
+        SqlClient.SqlClient,
+        sql
+      )
+      const services = engineServicesLayer(
+        { rfqTtlMs, encryptionKeys, venueAccounts },
+        {
+          ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
+          events: EventsLive,
+          activeQuotes: ActiveQuotesInMemory
+        }
+      )
+      const context = yield* Layer.build(
+        EngineLive({ rfqTtlMs }).pipe(
+          Layer.provideMerge(services),
+          Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+        )
+      )
+      const engine = Context.get(context, Engine)
+      const index = Context.get(context, ActiveQuotes)
+      const recovery = Context.get(context, Recovery)
+
+      const rfqAndQuote = (requestId: number) =>
+        Effect.gen(function* () {
+          const { rfqId } = yield* engine.createRfq(
+            callers.taker,
+            yield* decodeRequest(CreateRfqRequest, {
+              id: requestId,
+              baseCurrency: "BTC",
+              amount: 100,
+              anonymous: false,
+              settlementOptions: ["DBT"],
+              settlementAccounts: {
+                DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }]
+              },
+              makers: { DBT: ["maker-1", "maker-2"] },
+              legs: [
+                { direction: "buy", instrumentName: legs[0], ratio: 1 },
+                { direction: "sell", instrumentName: legs[1], ratio: 1 }
+              ]
+            })
+          )
+          const prices = yield* markPrices(context as unknown as EngineContext, "DBT", "BTC", legs)
+          const { rfqQuoteId } = yield* engine.createQuote(
+            callers.maker1,
+            yield* decodeRequest(CreateQuoteRequest, {
+              rfqId,
+              direction: "sell",
+              amount: 100,
+              settlementOption: "DBT",
+              legs: prices.map((p) => ({
+                instrumentName: p.instrumentName,
+                price: Number(p.price.value) / 10 ** p.price.scale
+              }))
+            })
+          )
+          return { rfqId, rfqQuoteId }
+        })
+
+      const released = yield* rfqAndQuote(1)
+      const kept = yield* rfqAndQuote(2)
+      assert.isTrue(Option.isSome(yield* index.find(released.rfqQuoteId)))
+
+      assert.strictEqual(yield* recovery.release((id) => id === released.rfqId), 1)
+      assert.isTrue(Option.isNone(yield* index.find(released.rfqQuoteId)))
+      assert.deepStrictEqual(
+        Option.map(yield* index.find(kept.rfqQuoteId), (q) => q.rfqId),
+        Option.some(kept.rfqId)
+      )
+    })
+  )
+})
