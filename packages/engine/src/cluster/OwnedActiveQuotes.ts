@@ -13,9 +13,9 @@ import { makeSqlActiveQuotes } from "../storage/SqlActiveQuotes.js"
  *
  * A quote found here counts only while this host owns its RFQ (a shard that moved answers from
  * SQL at once); only an owned RFQ's quotes are kept, and those of RFQs whose shard this host
- * released are forgotten (`Recovery.release`). A quote not found here is looked up in SQL: it may be one another host's
- * actor holds, or one whose RFQ was never loaded here. Labels and a desk's quotes always come from
- * SQL, where the unique label index decides between hosts.
+ * released are forgotten (`Recovery.release`). A quote not found here is looked up in SQL: it may
+ * be one another host's actor holds, or one whose RFQ was never loaded here. Labels and a desk's
+ * quotes always come from SQL, where the unique label index decides between hosts.
  */
 export const makeOwnedActiveQuotes: Effect.Effect<
   ActiveQuotesService,

@@ -50,8 +50,8 @@ const asHandler = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
  * when this host holds the RFQ's shard (no serialisation, no hop), else on the owner, as a message
  * to the RFQ's cluster entity (`RfqEntity.ts`), whose handler is the owner's own engine. Calls that
  * name a quote find its RFQ in this host's memory of quote homes (`QuoteHomes.ts`), else in
- * storage (then remembered); a create takes its id here and goes to the owner of
- * that id. Lists, accounts, instruments and bulk block trades need no owner and run here.
+ * storage (then remembered); a create takes its id here and goes to the owner of that id. Lists,
+ * accounts, instruments and bulk block trades need no owner and run here.
  *
  * Registering the handlers here too keeps the entity and its callers in one place: each host is
  * both (every host answers any request).
@@ -128,8 +128,10 @@ const make = Effect.gen(function* () {
         const known = homes.rfqOf(ref.rfqQuoteId)
         if (known !== undefined) return Option.some(known)
         const found = yield* store.rfqOfQuote(ref.rfqQuoteId)
-        if (Option.isSome(found)) homes.remember(ref.rfqQuoteId, found.value)
-        if (Option.isSome(found)) return found
+        if (Option.isSome(found)) {
+          homes.remember(ref.rfqQuoteId, found.value)
+          return found
+        }
       }
       if (ref.label !== undefined) {
         const holder = yield* index.labelHolder(caller.deskId, ref.label)

@@ -20,7 +20,10 @@ export interface RecoveryService {
   readonly adopt: (
     which: (rfqId: number) => boolean
   ) => Effect.Effect<{ readonly restored: number; readonly reconciled: number }>
-  /** Lets go of the RFQs `which` accepts (shards this engine lost): their actors and indexed quotes are forgotten. */
+  /**
+   * Lets go of the RFQs `which` accepts (shards this engine lost): their actors and their quotes in
+   * the active-quote index are forgotten. How many actors were.
+   */
   readonly release: (which: (rfqId: number) => boolean) => Effect.Effect<number>
 }
 
