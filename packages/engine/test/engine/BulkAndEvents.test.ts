@@ -2,11 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Queue, TestClock } from "effect"
 import { BulkBlockTradeRequest } from "../../src/api/AccountRequests.js"
 import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { renderEvent } from "../../src/services/Events.js"
 import { VenueLedger } from "../../src/venues/VenueLedger.js"
-import { markPrices, seedAndResolve, startEngine, testEpoch } from "../support/engineHarness.js"
+import { markPrices, seedAndResolve, startEngine, testEpoch, quoteAtMark } from "../support/engineHarness.js"
 import { testDatabases } from "../support/TestDatabases.js"
 
 const call = "BTC-27DEC30-90000-C"
@@ -86,19 +85,9 @@ describe.each(testDatabases)("engine bulk block trades and events on $name", ({ 
             label: "taker-only"
           })
           const { rfqId } = yield* engine.createRfq(callers.taker, req)
-          const prices = yield* markPrices(context, "DBT", "BTC", [call])
           yield* engine.createQuote(
             callers.maker1,
-            yield* decodeRequest(CreateQuoteRequest, {
-              rfqId,
-              direction: "sell",
-              amount: 50,
-              settlementOption: "DBT",
-              legs: prices.map((p) => ({
-                instrumentName: p.instrumentName,
-                price: Number(p.price.value) / 10 ** p.price.scale
-              }))
-            })
+            yield* quoteAtMark(context, rfqId, [call], { amount: 50 })
           )
           yield* engine.cancelRfq(callers.taker, rfqId)
           const received = yield* Queue.takeAll(events)

@@ -1,17 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { VenueLedger } from "../../src/venues/VenueLedger.js"
 import {
   type DemoCallers,
   type EngineContext,
-  markPrices,
   rfqTtlMs,
   seedAndResolve,
   startEngine,
-  testEpoch
+  testEpoch,
+  quoteAtMark
 } from "../support/engineHarness.js"
 import { testDatabases } from "../support/TestDatabases.js"
 import type { EngineService } from "../../src/engine/Engine.js"
@@ -58,18 +57,7 @@ const quote = (
   extra: Record<string, unknown> = {}
 ) =>
   Effect.gen(function* () {
-    const prices = yield* markPrices(ctx, "DBT", "BTC", legs)
-    const req = yield* decodeRequest(CreateQuoteRequest, {
-      rfqId,
-      direction,
-      amount: 100,
-      settlementOption: "DBT",
-      legs: prices.map((p) => ({
-        instrumentName: p.instrumentName,
-        price: Number(p.price.value) / 10 ** p.price.scale
-      })),
-      ...extra
-    })
+    const req = yield* quoteAtMark(ctx, rfqId, legs, { direction, ...extra })
     return (yield* engine.createQuote(callers[who], req)).rfqQuoteId
   })
 

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, TestClock } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import type { EngineService } from "../../src/engine/Engine.js"
 import type { RfqId } from "../../src/domain/Primitives.js"
@@ -9,10 +8,10 @@ import type { Caller } from "../../src/rfq/RfqRecord.js"
 import {
   type DemoCallers,
   type EngineContext,
-  markPrices,
   seedAndResolve,
   startEngine,
-  testEpoch
+  testEpoch,
+  quoteAtMark
 } from "../support/engineHarness.js"
 import { testDatabases } from "../support/TestDatabases.js"
 
@@ -44,17 +43,7 @@ const createRfq = (engine: EngineService, callers: DemoCallers, makers: Readonly
 
 const createQuote = (engine: EngineService, ctx: EngineContext, maker: Caller, rfqId: number) =>
   Effect.gen(function* () {
-    const prices = yield* markPrices(ctx, "DBT", "BTC", legs)
-    const req = yield* decodeRequest(CreateQuoteRequest, {
-      rfqId,
-      direction: "sell",
-      amount: 100,
-      settlementOption: "DBT",
-      legs: prices.map((p) => ({
-        instrumentName: p.instrumentName,
-        price: Number(p.price.value) / 10 ** p.price.scale
-      }))
-    })
+    const req = yield* quoteAtMark(ctx, rfqId, legs)
     return (yield* engine.createQuote(maker, req)).rfqQuoteId
   })
 

@@ -2,7 +2,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { ActiveQuotes, ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
 import { Engine, EngineLive } from "../../src/engine/Engine.js"
@@ -13,9 +12,9 @@ import { EventsLive } from "../../src/services/Events.js"
 import {
   type EngineContext,
   encryptionKeys,
-  markPrices,
   rfqTtlMs,
-  seedAndResolve
+  seedAndResolve,
+  quoteAtMark
 } from "../support/engineHarness.js"
 import { pgliteTestLayer } from "../support/TestDatabases.js"
 
@@ -74,19 +73,9 @@ describe("Recovery.release", () => {
               ]
             })
           )
-          const prices = yield* markPrices(context as unknown as EngineContext, "DBT", "BTC", legs)
           const { rfqQuoteId } = yield* engine.createQuote(
             callers.maker1,
-            yield* decodeRequest(CreateQuoteRequest, {
-              rfqId,
-              direction: "sell",
-              amount: 100,
-              settlementOption: "DBT",
-              legs: prices.map((p) => ({
-                instrumentName: p.instrumentName,
-                price: Number(p.price.value) / 10 ** p.price.scale
-              }))
-            })
+            yield* quoteAtMark(context as unknown as EngineContext, rfqId, legs)
           )
           return { rfqId, rfqQuoteId }
         })

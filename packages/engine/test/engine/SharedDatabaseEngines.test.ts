@@ -2,7 +2,6 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Effect, Either, Exit, Fiber, Layer, TestClock } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import type { ApiError } from "../../src/domain/Errors.js"
 import { ActiveQuotes } from "../../src/engine/ActiveQuotes.js"
@@ -19,10 +18,10 @@ import {
   type DemoCallers,
   type EngineContext,
   encryptionKeys,
-  markPrices,
   rfqTtlMs,
   seedAndResolve,
-  testEpoch
+  testEpoch,
+  quoteAtMark
 } from "../support/engineHarness.js"
 import { postgresTestClientLayer, randomTestSchema, testPostgresUrl } from "../support/TestDatabases.js"
 
@@ -143,18 +142,7 @@ const quote = (
   label?: string
 ) =>
   Effect.gen(function* () {
-    const prices = yield* markPrices(e.context, "DBT", "BTC", legs)
-    const req = yield* decodeRequest(CreateQuoteRequest, {
-      rfqId,
-      direction: "sell",
-      amount: 100,
-      settlementOption: "DBT",
-      legs: prices.map((p) => ({
-        instrumentName: p.instrumentName,
-        price: Number(p.price.value) / 10 ** p.price.scale
-      })),
-      ...(label === undefined ? {} : { label })
-    })
+    const req = yield* quoteAtMark(e.context, rfqId, legs, label === undefined ? {} : { label })
     return (yield* e.engine.createQuote(callers[who], req)).rfqQuoteId
   })
 

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { BigDecimal, Context, Effect, Exit, Layer, Option, Scope } from "effect"
+import { decodeRequest } from "../../src/api/Decode.js"
+import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
 import { Engine, type EngineService } from "../../src/engine/Engine.js"
 import { makeEngineLayer } from "../../src/engine/EngineLayer.js"
 import type { Caller } from "../../src/rfq/RfqRecord.js"
@@ -114,3 +116,27 @@ export const markPrices = (
       })
     )
   })
+
+/**
+ * A decoded DBT quote on `rfqId` at each leg's mark (`markPrices`): 100 to sell unless `fields`
+ * say otherwise (any other field of the request may be added there too).
+ */
+export const quoteAtMark = (
+  engineCtx: EngineContext,
+  rfqId: number,
+  names: ReadonlyArray<string>,
+  fields: Record<string, unknown> = {}
+) =>
+  Effect.flatMap(markPrices(engineCtx, "DBT", "BTC", names), (prices) =>
+    decodeRequest(CreateQuoteRequest, {
+      rfqId,
+      direction: "sell",
+      amount: 100,
+      settlementOption: "DBT",
+      legs: prices.map((p) => ({
+        instrumentName: p.instrumentName,
+        price: Number(p.price.value) / 10 ** p.price.scale
+      })),
+      ...fields
+    })
+  )
