@@ -50,7 +50,12 @@ export const sizesFor = (mode: Mode): Sizes => {
         },
         wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000, targets: true },
         memory: { checkpoints: [10_000, 100_000], direct: 500, concurrency: 16, targets: true },
-        multiHost: { lifecycleRounds: 2, forwardRounds: 500, forwardWarmupRounds: 50 },
+        multiHost: {
+          lifecycleRounds: 2,
+          forwardRounds: 500,
+          forwardWarmupRounds: 50,
+          forwardCpuBlock: 1_000
+        },
         clientCost: { calls: 2_000, rounds: 3 }
       }
     case "quick":
@@ -73,7 +78,7 @@ export const sizesFor = (mode: Mode): Sizes => {
         },
         wsQuoting: { connections: 12, warmupMs: 500, durationMs: 2_000, targets: true },
         memory: { checkpoints: [10_000], direct: 50, concurrency: 16, targets: true },
-        multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20 },
+        multiHost: { lifecycleRounds: 1, forwardRounds: 200, forwardWarmupRounds: 20, forwardCpuBlock: 300 },
         clientCost: { calls: 1_000, rounds: 2 }
       }
     case "smoke":
@@ -90,7 +95,7 @@ export const sizesFor = (mode: Mode): Sizes => {
         fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300, targets: false },
         memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
-        multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1 },
+        multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1, forwardCpuBlock: 10 },
         clientCost: { calls: 20, rounds: 1 }
       }
   }

@@ -6,6 +6,11 @@
  * it; every round sends each request of each RFQ to both hosts, in alternating order, so neither
  * host nor order is favoured. Each host is reached directly (no HAProxy), over a kept-alive socket.
  *
+ * Then what each costs the hosts in CPU: blocks of `cpuBlock` requests of one kind, `CPU_IN_FLIGHT`
+ * at a time, on the first host's RFQ, sent to it (its owner) or to the other host; the parent reads
+ * every host's CPU time at each block's `block-start` and `block-end` (the child waits for its
+ * `go` each time), in both orders.
+ *
  * The RFQs, prices and quotes are made through the typed client (`@rfq/client`), one per host; the
  * timed requests go through the raw `Api` (node:http) on both arms, as in every run before, so the
  * absolute figures stay comparable and the client's 0.1 ms per call is not in them.
@@ -14,7 +19,8 @@ import { performance } from "node:perf_hooks"
 import type { EndpointInput } from "@rfq/client"
 import { Api, DEMO_MAKERS, DEMO_TAKER, type PricedLeg, quoteBody } from "../Api.js"
 import { createDemoRfq, demoClient, priceLegs } from "../BenchClient.js"
-import { childConfig, runChild, tell } from "../ChildIo.js"
+import { childConfig, heard, runChild, tell } from "../ChildIo.js"
+import { CPU_IN_FLIGHT, cpuBlocks } from "../ForwardCpuBlocks.js"
 import { type LatencySummary, Samples } from "../Stats.js"
 
 /** What the parent asks for. */
@@ -25,6 +31,8 @@ export interface ForwardCostConfig {
   readonly rounds: number
   /** Unmeasured rounds first. */
   readonly warmupRounds: number
+  /** Requests per CPU block (each op and kind twice, in both orders); 0: no CPU blocks. */
+  readonly cpuBlock: number
 }
 
 /** Latency of each request at the RFQ's owner and forwarded by the other host. */
@@ -43,7 +51,7 @@ interface Owned {
 
 runChild(async () => {
   const config = childConfig<ForwardCostConfig>()
-  const apis = config.hostUrls.map((url) => new Api(url, 2))
+  const apis = config.hostUrls.map((url) => new Api(url, CPU_IN_FLIGHT))
   const taker = await apis[0]!.token(DEMO_TAKER)
   const maker = await apis[0]!.token(DEMO_MAKERS[0])
   const owned: Array<Owned> = []
@@ -98,6 +106,32 @@ runChild(async () => {
         )
       }
     }
+  }
+  const rfq = owned[0]!
+  const send = (op: "read" | "write", api: Api) =>
+    op === "read"
+      ? api.request("GET", `/v1/rfq/${rfq.rfqId}`, undefined, taker)
+      : api.request(
+          "PUT",
+          "/v1/rfq/quote",
+          { rfqQuoteId: rfq.rfqQuoteId, amount: 50, settlementOption: "DBT", legs: rfq.prices[++update % 2] },
+          maker
+        )
+  for (const { op, kind } of config.cpuBlock > 0 ? cpuBlocks() : []) {
+    const api = apis[kind === "owner" ? rfq.owner : (rfq.owner + 1) % apis.length]!
+    // Listening before telling: the parent's `go` cannot arrive before its listener.
+    const started = heard("go")
+    await tell({ type: "block-start" })
+    await started
+    let left = config.cpuBlock
+    await Promise.all(
+      Array.from({ length: CPU_IN_FLIGHT }, async () => {
+        while (left-- > 0) await send(op, api)
+      })
+    )
+    const ended = heard("go")
+    await tell({ type: "block-end" })
+    await ended
   }
   for (const api of apis) api.close()
   const result: ForwardCostResult = {

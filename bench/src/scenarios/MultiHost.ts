@@ -5,8 +5,9 @@ import type { FanOutConfig, FanOutResult } from "../children/fanOutClients.js"
 import type { ForwardCostConfig, ForwardCostResult } from "../children/forwardCost.js"
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import { clusterServicesMissing } from "../ClusterServices.js"
-import { childResult } from "../Processes.js"
-import { type CpuGroup, cpuPerOperation, readCpu } from "../ProcessCpu.js"
+import { CPU_IN_FLIGHT, cpuBlocks } from "../ForwardCpuBlocks.js"
+import { childResult, childScript, spawnTs } from "../Processes.js"
+import { type CpuGroup, cpuMsOfPid, cpuPerOperation, readCpu } from "../ProcessCpu.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
 import type { LatencySummary } from "../Stats.js"
 import type { FanOutSizes } from "./FanOut.js"
@@ -19,6 +20,8 @@ export interface MultiHostSizes {
   /** Forwarding cost: measured rounds (each: every request to the owner and to the other host) and warm-up rounds. */
   readonly forwardRounds: number
   readonly forwardWarmupRounds: number
+  /** Forwarding cost in CPU: requests per block (each op and kind twice). */
+  readonly forwardCpuBlock: number
 }
 
 /** Where one variant's clients send their requests and open their sessions. */
@@ -77,6 +80,7 @@ const measuredOn = <A>(
   body: () => Promise<A>
 ): Promise<A> => hosts.reduce<() => Promise<A>>((inner, host) => () => ctx.measured(host, inner), body)()
 
+const CPU_IN_FLIGHT_LABEL = `${CPU_IN_FLIGHT} in flight`
 const signed = (ms: number) => `${ms >= 0 ? "+" : "−"}${formatNumber(Math.abs(ms))}`
 
 const latency = (s: LatencySummary) => `p50 ${formatNumber(s.p50)} ms p99 ${formatNumber(s.p99)} ms`
@@ -273,11 +277,32 @@ const measure = async (
   const forwardConfig: ForwardCostConfig = {
     hostUrls: [first.url, second.url],
     rounds: sizes.forwardRounds,
-    warmupRounds: sizes.forwardWarmupRounds
+    warmupRounds: sizes.forwardWarmupRounds,
+    cpuBlock: sizes.forwardCpuBlock
   }
-  const forward = await measuredOn(ctx, [first, second], () =>
-    childResult<ForwardCostResult>("forwardCost.ts", forwardConfig, 600_000)
-  )
+  const forwardCpu = { owner: [0, 0], forwarded: [0, 0] }
+  const forwardCount = { read: { owner: 0, forwarded: 0 }, write: { owner: 0, forwarded: 0 } }
+  const forwardCpuMs = { read: structuredClone(forwardCpu), write: structuredClone(forwardCpu) }
+  const forward = await measuredOn(ctx, [first, second], async () => {
+    const child = spawnTs(childScript("forwardCost.ts"), [JSON.stringify(forwardConfig)])
+    try {
+      const hostsCpu = () => [first, second].map((h) => cpuMsOfPid(h.child.process.pid) ?? Number.NaN)
+      // The child waits for a `go` at each block's start and end: the readings bracket the block.
+      for (const { op, kind } of sizes.forwardCpuBlock > 0 ? cpuBlocks() : []) {
+        await child.next("block-start", 600_000)
+        const before = hostsCpu()
+        child.send({ type: "go" })
+        await child.next("block-end", 600_000)
+        const after = hostsCpu()
+        child.send({ type: "go" })
+        for (const [i, ms] of after.entries()) forwardCpuMs[op][kind][i]! += ms - before[i]!
+        forwardCount[op][kind] += sizes.forwardCpuBlock
+      }
+      return await child.next<ForwardCostResult>("result", 600_000)
+    } finally {
+      await child.stop()
+    }
+  })
   for (const [op, label] of [
     ["read", "GET /v1/rfq/{id}"],
     ["write", "PUT /v1/rfq/quote"]
@@ -298,6 +323,24 @@ const measure = async (
       `${label} at the owner p50 ${formatNumber(owner.p50)} / p99 ${formatNumber(owner.p99)} ms, forwarded p50 ${formatNumber(forwarded.p50)} / p99 ${formatNumber(forwarded.p99)} ms ` +
         `(${signed(forwarded.p50 - owner.p50)} ms at p50)`
     )
+    if (forwardCount[op].owner > 0) {
+      // µs of CPU per request on the RFQ's owner (the first host) and on the other host.
+      const per = (kind: "owner" | "forwarded") =>
+        forwardCpuMs[op][kind].map((ms) => (ms * 1000) / forwardCount[op][kind])
+      const [atOwner, atOwnerOther] = per("owner")
+      const [forwardedOwner, forwardedEntry] = per("forwarded")
+      Object.assign(figures, {
+        [`${op}OwnerCpuUs`]: atOwner! + atOwnerOther!,
+        [`${op}ForwardedCpuUs`]: forwardedOwner! + forwardedEntry!,
+        [`${op}ForwardedEntryCpuUs`]: forwardedEntry!,
+        [`${op}ForwardedOwnerCpuUs`]: forwardedOwner!
+      })
+      const line =
+        `${label}, CPU per request (${CPU_IN_FLIGHT_LABEL}): at the owner ${formatNumber(atOwner!)} µs (+ ${formatNumber(atOwnerOther!)} µs on the other host); ` +
+        `forwarded ${formatNumber(forwardedEntry!)} µs on the host taking it + ${formatNumber(forwardedOwner!)} µs on the owner`
+      ctx.log(`  ${line}`)
+      notes.push(line)
+    }
   }
   const targets = lifecycleSizes.targets
     ? [check("lifecycle through 2 hosts ÷ through 1 host", lifecycleRatio, ">=", LIFECYCLE_AIM)]
