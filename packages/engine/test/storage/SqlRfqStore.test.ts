@@ -3,7 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { step } from "../../src/rfq/RfqMachine.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
-import { makeSqlRfqStore, SqlRfqStoreLive } from "../../src/storage/SqlRfqStore.js"
+import { makeSqlRfqStore, makeSqlRfqStoreWith, SqlRfqStoreLive } from "../../src/storage/SqlRfqStore.js"
 import {
   bareRfqRecord,
   looseMarket,
@@ -431,6 +431,49 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
         assert.isAbove(yield* restarted.nextAllocationId, trade.allocations[1]!.id)
         const first = yield* restarted.nextRfqId
         assert.strictEqual(yield* restarted.nextRfqId, first + 1)
+      })
+    )
+
+    it.effect("loadLive reads page by page: each live RFQ once, in id order, with its quotes and trade", () =>
+      Effect.gen(function* () {
+        const store = yield* RfqStore
+        const ref = yield* Reference
+        // Live: open with quotes, settling (its trade pending), open without quotes. Not live:
+        // cancelled, deleted.
+        const quoted = yield* openWithQuotes
+        const settling = yield* openWithQuotes
+        yield* accept(settling.d, settling.ref, settling.ask, 1)
+        const cancelled = yield* openWithQuotes
+        yield* send(cancelled.d, { type: "CANCEL", now: 2 })
+        const deleted = yield* openWithQuotes
+        yield* send(deleted.d, { type: "CANCEL", now: 3 })
+        yield* send(deleted.d, { type: "DELETE", now: 4 })
+        const bare = rfqRecord(ref, yield* store.nextRfqId)
+        yield* store.insertRfq(bare, "h")
+
+        const whole = yield* store.loadLive
+        const ids = whole.map((s) => s.state.rfq.id)
+        assert.deepStrictEqual(
+          ids,
+          [...new Set(ids)].sort((a, b) => a - b),
+          "each once, in id order"
+        )
+        assert.deepStrictEqual(
+          whole.find((s) => s.state.rfq.id === quoted.rfq.id),
+          expected(quoted.d)
+        )
+        assert.deepStrictEqual(
+          whole.find((s) => s.state.rfq.id === settling.rfq.id),
+          expected(settling.d)
+        )
+        assert.isTrue(ids.includes(bare.id))
+        assert.isFalse(ids.includes(cancelled.rfq.id))
+        assert.isFalse(ids.includes(deleted.rfq.id))
+        // Pages of one, two and three RFQs read exactly what one page reads.
+        for (const livePage of [1, 2, 3]) {
+          const paged = yield* makeSqlRfqStoreWith({ livePage })
+          assert.deepStrictEqual(yield* paged.loadLive, whole, `pages of ${livePage}`)
+        }
       })
     )
   })
