@@ -20,7 +20,7 @@ import type { EndpointInput } from "@rfq/client"
 import { Api, DEMO_MAKERS, DEMO_TAKER, type PricedLeg, quoteBody } from "../Api.js"
 import { createDemoRfq, demoClient, priceLegs } from "../BenchClient.js"
 import { childConfig, heard, runChild, tell } from "../ChildIo.js"
-import { CPU_IN_FLIGHT, cpuBlocks } from "../ForwardCpuBlocks.js"
+import { CPU_IN_FLIGHT, cpuBlocks, type ForwardOp } from "../ForwardCpuBlocks.js"
 import { type LatencySummary, Samples } from "../Stats.js"
 
 /** What the parent asks for. */
@@ -75,6 +75,16 @@ runChild(async () => {
     write: { owner: new Samples(), forwarded: new Samples() }
   }
   let update = 0
+  /** The read (the taker's GET) or the write (the maker's quote update, alternating two price sets). */
+  const send = (op: ForwardOp, api: Api, rfq: Owned) =>
+    op === "read"
+      ? api.request("GET", `/v1/rfq/${rfq.rfqId}`, undefined, taker)
+      : api.request(
+          "PUT",
+          "/v1/rfq/quote",
+          { rfqQuoteId: rfq.rfqQuoteId, amount: 50, settlementOption: "DBT", legs: rfq.prices[++update % 2] },
+          maker
+        )
   const timed = async (into: Samples | undefined, request: () => Promise<unknown>) => {
     const started = performance.now()
     await request()
@@ -88,35 +98,12 @@ runChild(async () => {
       for (const via of order) {
         const kind = via === rfq.owner ? "owner" : "forwarded"
         const api = apis[via]!
-        await timed(measuring ? samples.read[kind] : undefined, () =>
-          api.request("GET", `/v1/rfq/${rfq.rfqId}`, undefined, taker)
-        )
-        await timed(measuring ? samples.write[kind] : undefined, () =>
-          api.request(
-            "PUT",
-            "/v1/rfq/quote",
-            {
-              rfqQuoteId: rfq.rfqQuoteId,
-              amount: 50,
-              settlementOption: "DBT",
-              legs: rfq.prices[++update % 2]
-            },
-            maker
-          )
-        )
+        await timed(measuring ? samples.read[kind] : undefined, () => send("read", api, rfq))
+        await timed(measuring ? samples.write[kind] : undefined, () => send("write", api, rfq))
       }
     }
   }
   const rfq = owned[0]!
-  const send = (op: "read" | "write", api: Api) =>
-    op === "read"
-      ? api.request("GET", `/v1/rfq/${rfq.rfqId}`, undefined, taker)
-      : api.request(
-          "PUT",
-          "/v1/rfq/quote",
-          { rfqQuoteId: rfq.rfqQuoteId, amount: 50, settlementOption: "DBT", legs: rfq.prices[++update % 2] },
-          maker
-        )
   for (const { op, kind } of config.cpuBlock > 0 ? cpuBlocks() : []) {
     const api = apis[kind === "owner" ? rfq.owner : (rfq.owner + 1) % apis.length]!
     // Listening before telling: the parent's `go` cannot arrive before its listener.
@@ -126,7 +113,7 @@ runChild(async () => {
     let left = config.cpuBlock
     await Promise.all(
       Array.from({ length: CPU_IN_FLIGHT }, async () => {
-        while (left-- > 0) await send(op, api)
+        while (left-- > 0) await send(op, api, rfq)
       })
     )
     const ended = heard("go")

@@ -5,7 +5,7 @@ import type { FanOutConfig, FanOutResult } from "../children/fanOutClients.js"
 import type { ForwardCostConfig, ForwardCostResult } from "../children/forwardCost.js"
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import { clusterServicesMissing } from "../ClusterServices.js"
-import { CPU_IN_FLIGHT, cpuBlocks } from "../ForwardCpuBlocks.js"
+import { CPU_IN_FLIGHT, cpuBlocks, type ForwardKind } from "../ForwardCpuBlocks.js"
 import { childResult, childScript, spawnTs } from "../Processes.js"
 import { type CpuGroup, cpuMsOfPid, cpuPerOperation, readCpu } from "../ProcessCpu.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
@@ -80,7 +80,6 @@ const measuredOn = <A>(
   body: () => Promise<A>
 ): Promise<A> => hosts.reduce<() => Promise<A>>((inner, host) => () => ctx.measured(host, inner), body)()
 
-const CPU_IN_FLIGHT_LABEL = `${CPU_IN_FLIGHT} in flight`
 const signed = (ms: number) => `${ms >= 0 ? "+" : "−"}${formatNumber(Math.abs(ms))}`
 
 const latency = (s: LatencySummary) => `p50 ${formatNumber(s.p50)} ms p99 ${formatNumber(s.p99)} ms`
@@ -280,9 +279,12 @@ const measure = async (
     warmupRounds: sizes.forwardWarmupRounds,
     cpuBlock: sizes.forwardCpuBlock
   }
-  const forwardCpu = { owner: [0, 0], forwarded: [0, 0] }
+  // Per op and kind: each host's CPU ms over the blocks ([first, second]) and the requests sent.
+  const forwardCpuMs = {
+    read: { owner: [0, 0], forwarded: [0, 0] },
+    write: { owner: [0, 0], forwarded: [0, 0] }
+  }
   const forwardCount = { read: { owner: 0, forwarded: 0 }, write: { owner: 0, forwarded: 0 } }
-  const forwardCpuMs = { read: structuredClone(forwardCpu), write: structuredClone(forwardCpu) }
   const forward = await measuredOn(ctx, [first, second], async () => {
     const child = spawnTs(childScript("forwardCost.ts"), [JSON.stringify(forwardConfig)])
     try {
@@ -325,7 +327,7 @@ const measure = async (
     )
     if (forwardCount[op].owner > 0) {
       // µs of CPU per request on the RFQ's owner (the first host) and on the other host.
-      const per = (kind: "owner" | "forwarded") =>
+      const per = (kind: ForwardKind) =>
         forwardCpuMs[op][kind].map((ms) => (ms * 1000) / forwardCount[op][kind])
       const [atOwner, atOwnerOther] = per("owner")
       const [forwardedOwner, forwardedEntry] = per("forwarded")
@@ -336,7 +338,7 @@ const measure = async (
         [`${op}ForwardedOwnerCpuUs`]: forwardedOwner!
       })
       const line =
-        `${label}, CPU per request (${CPU_IN_FLIGHT_LABEL}): at the owner ${formatNumber(atOwner!)} µs (+ ${formatNumber(atOwnerOther!)} µs on the other host); ` +
+        `${label}, CPU per request (${CPU_IN_FLIGHT} in flight): at the owner ${formatNumber(atOwner!)} µs (+ ${formatNumber(atOwnerOther!)} µs on the other host); ` +
         `forwarded ${formatNumber(forwardedEntry!)} µs on the host taking it + ${formatNumber(forwardedOwner!)} µs on the owner`
       ctx.log(`  ${line}`)
       notes.push(line)
