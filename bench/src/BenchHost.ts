@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { seedPgliteDataDir } from "@rfq/engine"
+import { PGLITE_SUBDIR } from "@rfq/host"
 import { dropSchema, freshSchemaName } from "./Postgres.js"
 import { type Child, REPO_ROOT, spawnTs } from "./Processes.js"
 
@@ -85,6 +87,8 @@ export const startHost = async (options: StartHostOptions): Promise<BenchHost> =
       : {}),
     ...options.env
   }
+  // An initialised empty cluster instead of PGlite's initdb (seconds of CPU, not the host's work).
+  if (database.kind !== "postgres") await seedPgliteDataDir(path.join(dataDir, PGLITE_SUBDIR))
   const child = spawnTs(compiled ? COMPILED_MAIN : HOST_MAIN, [], {
     env,
     compiled,

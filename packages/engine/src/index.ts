@@ -56,6 +56,7 @@ export * from "./api/TradeTapeRequests.js"
 export * from "./api/TradeTapeResponses.js"
 export * from "./storage/Database.js"
 export * from "./storage/Migrations.js"
+export * from "./storage/PgliteTemplate.js"
 export * from "./storage/SqlErrors.js"
 export {
   DEFAULT_STATEMENT_DEADLINE_MS,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { REPO_ROOT, spawnHost, spawnScript } from "./support/spawnHost.js"
+import { REPO_ROOT, seedDataDir, spawnHost, spawnScript } from "./support/spawnHost.js"
 
 const ADMIN = path.join(REPO_ROOT, "packages/host/src/admin.ts")
 
@@ -21,6 +21,7 @@ afterAll(() => {
 const admin = async (dataDir: string, ...args: Array<string>) => adminWith({}, dataDir, ...args)
 
 const adminWith = async (env: Readonly<Record<string, string>>, dataDir: string, ...args: Array<string>) => {
+  await seedDataDir(dataDir)
   const run = spawnScript(ADMIN, args, { DATA_DIR: dataDir, DEMO: "0", ...env })
   const exit = await run.exited
   return { code: exit.code, stdout: exit.stdout.trim(), stderr: exit.stderr.trim() }

@@ -30,7 +30,8 @@ describe("the host process on embedded PGlite", () => {
   it(
     "serves health, readiness and the standard errors, refuses a second process on its data directory, and exits 0 on SIGTERM with the lock released",
     async () => {
-      const host = await spawnHost()
+      // A user's first start: PGlite runs initdb itself here, not seeded as elsewhere.
+      const host = await spawnHost({ initdb: true })
       const dataDir = host.dataDir!
       try {
         expect(await getJson(`${host.url}/healthz`)).toEqual({ status: 200, body: { status: "ok" } })

@@ -3,6 +3,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { seedPgliteDataDir } from "@rfq/engine"
+import { PGLITE_SUBDIR } from "../../src/Host.js"
 
 /**
  * Starts real processes the way `npm start` does, for black-box tests: the host itself
@@ -168,6 +170,12 @@ export interface SpawnHostOptions {
   /** Embedded data directory; a fresh temporary one unless given or `DATABASE_URL` is set. */
   readonly dataDir?: string
   readonly startTimeoutMs?: number
+  /**
+   * Let the host's PGlite run initdb on an empty data directory, as a user's first `npm start`
+   * does. By default the directory gets a copy of an initialised empty cluster
+   * (`seedPgliteDataDir`): initdb is PGlite's work, seconds of CPU per start, not ours to test.
+   */
+  readonly initdb?: boolean
 }
 
 export interface SpawnedHost {
@@ -200,11 +208,19 @@ export const logMessage = (line: string): string | undefined => {
 
 export const makeTempDir = (prefix = "rfq-host-"): string => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
+/**
+ * Gives an embedded data directory an initialised empty cluster unless it has one
+ * (`seedPgliteDataDir`), so the host or `npm run admin` started on it skips PGlite's initdb.
+ */
+export const seedDataDir = (dataDir: string): Promise<void> =>
+  seedPgliteDataDir(path.join(dataDir, PGLITE_SUBDIR))
+
 /** Starts the host as `npm start` does and waits until it listens. */
 export const spawnHost = async (options: SpawnHostOptions = {}): Promise<SpawnedHost> => {
   const external = options.env?.DATABASE_URL !== undefined
   const dataDir = options.dataDir ?? (external ? undefined : makeTempDir())
   const env = { PORT: "0", ...(dataDir === undefined ? {} : { DATA_DIR: dataDir }), ...options.env }
+  if (dataDir !== undefined && !external && options.initdb !== true) await seedDataDir(dataDir)
   const spawned = spawnScript(HOST_MAIN, [], env)
   let line: string
   try {

@@ -3,6 +3,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { seedPgliteDataDir } from "@rfq/engine"
+import { PGLITE_SUBDIR } from "@rfq/host"
 
 /**
  * The real host as a child process, started the way `npm start` starts it, for tests that must
@@ -75,9 +77,21 @@ export const readRss = (pid: number): number | undefined => {
 }
 
 /** Starts the host with exactly `env` (plus PATH and the like) and waits until it listens. */
-export const startHost = (
+export const startHost = async (
   env: Readonly<Record<string, string>>,
   timeoutMs = 180_000,
+  onSpawn?: (child: ChildProcess) => void
+): Promise<RunningHost> => {
+  // An embedded host's empty data directory gets an initialised empty cluster instead of running
+  // initdb (`seedPgliteDataDir`: seconds of CPU per start, PGlite's work, not what these items test).
+  if (env.DATA_DIR !== undefined && env.DATA_DIR !== "" && (env.DATABASE_URL ?? "") === "")
+    await seedPgliteDataDir(path.join(env.DATA_DIR, PGLITE_SUBDIR))
+  return listeningHost(env, timeoutMs, onSpawn)
+}
+
+const listeningHost = (
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
   onSpawn?: (child: ChildProcess) => void
 ): Promise<RunningHost> => {
   const base: NodeJS.ProcessEnv = { ...process.env }
