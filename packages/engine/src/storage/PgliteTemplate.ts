@@ -17,19 +17,12 @@ import { PGlite } from "@electric-sql/pglite"
  * `npm start` never uses this: a user's first start runs initdb itself.
  */
 
-/** The PGlite build's version: a template from another build is never used. */
-const pgliteVersion = (): string => {
-  // The package exports no `package.json`: found from its entry, up.
-  for (let dir = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")); ; ) {
-    const file = path.join(dir, "package.json")
-    if (fs.existsSync(file)) {
-      const pkg = JSON.parse(fs.readFileSync(file, "utf8")) as { name?: string; version?: string }
-      if (pkg.name === "@electric-sql/pglite" && pkg.version !== undefined) return pkg.version
-    }
-    const up = path.dirname(dir)
-    if (up === dir) throw new Error("PgliteTemplate: no package.json of @electric-sql/pglite above its entry")
-    dir = up
-  }
+/** The PGlite build's version (its package exports no `package.json`: found from its entry, up). */
+export const pgliteVersion = (): string => {
+  const require = createRequire(import.meta.url)
+  let dir = path.dirname(require.resolve("@electric-sql/pglite"))
+  while (path.basename(dir) !== "pglite" && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return require(path.join(dir, "package.json")).version as string
 }
 
 let template: Promise<string> | undefined

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
@@ -9,6 +8,7 @@ import { type Duration, Effect, Layer } from "effect"
 import { type DatabaseError, withMigrations } from "../../src/storage/Database.js"
 import { migrationScripts, migrationsTable, runMigrations } from "../../src/storage/Migrations.js"
 import * as PgliteClient from "../../src/storage/PgliteClient.js"
+import { pgliteVersion } from "../../src/storage/PgliteTemplate.js"
 import * as PostgresClient from "../../src/storage/PostgresClient.js"
 
 /**
@@ -35,13 +35,6 @@ export const testDatabaseTimeout: Duration.DurationInput = "2 minutes"
 
 export const testPostgresUrl: string =
   process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-
-const pgliteVersion = (): string => {
-  const require = createRequire(import.meta.url)
-  let dir = path.dirname(require.resolve("@electric-sql/pglite"))
-  while (path.basename(dir) !== "pglite" && path.dirname(dir) !== dir) dir = path.dirname(dir)
-  return require(path.join(dir, "package.json")).version as string
-}
 
 const snapshotKey = (): string =>
   createHash("sha256")
