@@ -81,13 +81,19 @@ export const legPrices = (
   const startSum = a.reduce((sum, ai, i) => sum + ai * start[i]!, 0n)
   const residual = toScaledInteger(target, scale) - startSum
 
-  const order = searchOrder(a)
-  const found = solveMoves(
-    order.map((i) => a[i]!),
-    order.map((i) => low[i]! - start[i]!),
-    order.map((i) => high[i]! - start[i]!),
-    residual
-  )
+  // A leg whose band holds one price on its tick cannot move: it stays out of the search, where its
+  // weight would only shrink the gcd the search prunes with (a 0.01 × 5 leg beside legs of weight 5
+  // made every multiple of 0.05 a candidate sum and spent the whole work limit).
+  const order = searchOrder(a).filter((i) => low[i]! < high[i]!)
+  const found =
+    order.length === 0
+      ? []
+      : solveMoves(
+          order.map((i) => a[i]!),
+          order.map((i) => low[i]! - start[i]!),
+          order.map((i) => high[i]! - start[i]!),
+          residual
+        )
   const moves = a.map(() => 0n)
   order.forEach((i, k) => {
     moves[i] = found[k]!

@@ -146,6 +146,33 @@ describe("legPrices", () => {
     )
   })
 
+  it("keeps searching when a leg's band holds one price (found by the property above, seed -491029194)", () => {
+    // The fixed leg adds 0.01 × 10005 = 100.05; the others move in steps of 5 (ticks 5, 2.5 × 2, 5),
+    // so the reachable prices are 100.05 + 5k and the nearest to the target is 25820.05. The fixed
+    // leg's weight of 0.05 used to count in the search's gcd and the work limit ran out at 25840.05.
+    const leg = (ratio: string, tick: string, mark: string, bandLow: string, bandHigh: string) => ({
+      instrumentName: `BTC-${mark}-${tick}`,
+      direction: "buy" as const,
+      ratio: d(ratio),
+      tick: d(tick),
+      mark: d(mark),
+      bandLow: d(bandLow),
+      bandHigh: d(bandHigh)
+    })
+    const legs = [
+      leg("0.01", "5", "10005", "10005", "10005"),
+      leg("1", "5", "10005", "9990", "10020"),
+      leg("2", "2.5", "5002.5", "2907.5", "5017.5"),
+      leg("1", "5", "10005", "5670", "10920")
+    ]
+    const result = solve(legs, d("25820.980177"))
+    eq(result.priceDifference, d("-0.930177"))
+    eq(result.legs[0]!.price, d("10005"), "the fixed leg: ")
+    // A band of one price for every leg: nothing to search, the marks stand.
+    const fixed = legs.map((l) => ({ ...l, bandHigh: l.bandLow, mark: l.bandLow }))
+    for (const [i, out] of solve(fixed, d("1")).legs.entries()) eq(out.price, fixed[i]!.bandLow, `leg ${i}: `)
+  })
+
   it("answers the marks when the target is the structure price at on-tick marks", () => {
     fc.assert(
       fc.property(arbLegs, (generated) => {
