@@ -12,7 +12,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { serveHostAdmin } from "./admin/HostAdmin.js"
 import { Auth, AuthLive } from "./auth/AuthService.js"
 import { authRoutes } from "./auth/AuthRoutes.js"
-import { hashSecret } from "./auth/SecretHash.js"
+import { demoScryptParams, hashSecret } from "./auth/SecretHash.js"
 import type { HostInput } from "./Host.js"
 import { operations } from "./Operations.js"
 import { type RateDecision, type RateLimit, RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
@@ -47,7 +47,7 @@ const encryptionKeysOf = (input: HostInput) =>
 const seedIfDemo = (input: HostInput) =>
   Effect.gen(function* () {
     if (!input.config.demo) return []
-    const result = yield* seedDemoData({ hashSecret }).pipe(
+    const result = yield* seedDemoData({ hashSecret: (secret) => hashSecret(secret, demoScryptParams) }).pipe(
       Effect.provide(SecretBoxLive(encryptionKeysOf(input)))
     )
     if (result.seeded) {

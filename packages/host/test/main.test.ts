@@ -136,6 +136,7 @@ describe("the host process on PostgreSQL", () => {
             DATABASE_URL: POSTGRES_URL,
             DATABASE_SCHEMA: schema,
             DATA_DIR: dataDir,
+            DEMO: "1",
             ENCRYPTION_KEY: randomBytes(32).toString("hex"),
             JWT_SECRET: randomBytes(32).toString("base64url")
           }
@@ -143,6 +144,23 @@ describe("the host process on PostgreSQL", () => {
         try {
           expect(await getJson(`${host.url}/readyz`)).toEqual({ status: 200, body: { status: "ready" } })
           expect(messages(host.output().stdout)).toContain("database ready")
+          // The demo clients' secrets are public: their hashes take the demo cost, and still verify.
+          const hashes = await Effect.runPromise(
+            Effect.gen(function* () {
+              const sql = yield* PgClient.PgClient
+              return yield* sql.unsafe<{ hash: string }>(`SELECT secret_hash AS hash FROM ${schema}.api_clients`)
+            }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(POSTGRES_URL) })))
+          )
+          expect(hashes.length).toBeGreaterThan(0)
+          for (const { hash } of hashes) expect(hash).toMatch(/^scrypt\$1024\$8\$1\$/)
+          const login = (clientSecret: string) =>
+            getJson(`${host.url}/v1/auth`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ clientId: "demo-taker", clientSecret })
+            })
+          expect((await login("demo-taker-secret")).status).toBe(200)
+          expect((await login("demo-taker-secret ")).status).toBe(401)
         } finally {
           expect((await host.stop("SIGTERM")).code).toBe(0)
         }
