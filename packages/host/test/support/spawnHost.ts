@@ -87,6 +87,15 @@ const compiledEntry = (script: string): string | undefined => {
   return fresh ? compiled : undefined
 }
 
+/**
+ * V8 flags of every process the tests start. `--liftoff-only`: PGlite's WebAssembly runs on V8's
+ * baseline code and is never recompiled by the optimising tier, which costs about 2 s of CPU per
+ * host start on a two-core VM and pays back nothing at test sizes (spec.test: 89 → 64 s of CPU).
+ * Only how fast the code runs changes, not what it does; `npm start` and the bench keep V8's
+ * defaults (docs/storage.md, Tests).
+ */
+export const TEST_NODE_FLAGS: ReadonlyArray<string> = ["--enable-source-maps", "--liftoff-only"]
+
 export const spawnScript = (
   script: string,
   args: ReadonlyArray<string> = [],
@@ -95,8 +104,8 @@ export const spawnScript = (
   const compiled = compiledEntry(script)
   const nodeArgs =
     compiled === undefined
-      ? ["--conditions=source", "--enable-source-maps", "--import", "tsx", script, ...args]
-      : ["--enable-source-maps", compiled, ...args]
+      ? [...TEST_NODE_FLAGS, "--conditions=source", "--import", "tsx", script, ...args]
+      : [...TEST_NODE_FLAGS, compiled, ...args]
   const child = spawn(process.execPath, nodeArgs, {
     cwd: REPO_ROOT,
     env: cleanEnv(env),

@@ -98,7 +98,8 @@ const listeningHost = (
   for (const name of HOST_VARIABLES) delete base[name]
   const child = spawn(
     process.execPath,
-    ["--conditions=source", "--enable-source-maps", "--import", "tsx", HOST_MAIN],
+    // --liftoff-only: as the host's test support starts hosts (its spawnHost.ts, TEST_NODE_FLAGS).
+    ["--conditions=source", "--enable-source-maps", "--liftoff-only", "--import", "tsx", HOST_MAIN],
     { cwd: REPO_ROOT, env: { ...base, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] }
   )
   children.add(child)
