@@ -58,7 +58,8 @@ export class BenchContext {
     const dir =
       this.profileDir === undefined ? undefined : path.resolve(this.profileDir, `host-${label}-${Date.now()}`)
     if (dir !== undefined) fs.mkdirSync(dir, { recursive: true })
-    const nodeArgs = dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
+    const extra = (process.env.BENCH_HOST_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
+    const nodeArgs = [...extra, ...(dir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`])]
     const host = await startHost({ ...options, database, nodeArgs })
     this.started.push(host)
     if (dir !== undefined)

@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { BenchHost, DatabaseChoice } from "../BenchHost.js"
+import { type CoreShares, coreComparison, coreWindow, measuredWindow } from "../CoreAccount.js"
 import type { BenchContext } from "../BenchContext.js"
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import type { SqlBaselineConfig, SqlBaselineResult } from "../children/sqlBaseline.js"
@@ -119,6 +120,7 @@ export const lifecycle = async (
     let service: LifecycleResult
     let rows: number | undefined
     let tableRows: Record<string, number> | undefined
+    let serviceCores: Promise<CoreShares> | undefined
     try {
       const before = kind === "postgres" ? await rowsWritten(ctx.postgresUrl!, host.schema!) : 0
       const tablesBefore =
@@ -130,6 +132,8 @@ export const lifecycle = async (
         durationMs: sizes.durationMs
       }
       const budgetMs = sizes.warmupMs + sizes.durationMs + 300_000
+      const window = measuredWindow(sizes.warmupMs, sizes.durationMs)
+      if (window !== undefined) serviceCores = coreWindow(host.child.process.pid, window.fromMs, window.toMs)
       service = await ctx.measured(host, () =>
         waitFile === undefined
           ? childResult<LifecycleResult>("lifecycleClients.ts", config, budgetMs)
@@ -165,6 +169,8 @@ export const lifecycle = async (
       payloadBytes: 700
     }
     let baseline: SqlBaselineResult
+    const window = measuredWindow(sizes.warmupMs, sizes.durationMs)
+    const baselineCores = window === undefined ? undefined : coreWindow(undefined, window.fromMs, window.toMs)
     try {
       baseline = await childResult<SqlBaselineResult>(
         "sqlBaseline.ts",
@@ -187,6 +193,18 @@ export const lifecycle = async (
     )
     if (rows !== undefined)
       ctx.log(`    rows written by the service per lifecycle: ${formatNumber(rows / service.completed)}`)
+    const cores =
+      serviceCores === undefined || baselineCores === undefined
+        ? { lines: [], figures: {} }
+        : coreComparison(
+            kind,
+            await serviceCores,
+            service.lifecyclesPerSecond,
+            await baselineCores,
+            baseline.lifecyclesPerSecond,
+            "lifecycle"
+          )
+    for (const line of cores.lines) ctx.log(`    ${line}`)
     if (service.errors > 0) ctx.log(`    first error: ${service.firstError}`)
     if (waits !== undefined && waitFile !== undefined) {
       const name = kind === "postgres" ? "PostgreSQL" : "PGlite"
@@ -226,7 +244,8 @@ export const lifecycle = async (
       [`${kind}BaselineTransactionP99Ms`]: baseline.transaction.p99,
       [`${kind}AcceptP50VsTransactionP50`]: service.steps.accept.p50 / baseline.transaction.p50,
       [`${kind}Ratio`]: ratio,
-      ...(rows === undefined ? {} : { [`${kind}RowsWrittenPerLifecycle`]: rows / service.completed })
+      ...(rows === undefined ? {} : { [`${kind}RowsWrittenPerLifecycle`]: rows / service.completed }),
+      ...cores.figures
     })
     notes.push(
       `${name}: ${formatNumber(service.lifecyclesPerSecond)} lifecycles/s vs ${formatNumber(baseline.lifecyclesPerSecond)} ` +
