@@ -49,7 +49,7 @@ const mainThreadMs = (pid: number | undefined): { ran: number; waited: number } 
   }
 }
 
-interface Reading {
+export interface Reading {
   readonly at: number
   readonly machine: ReturnType<typeof machineMs>
   readonly main: ReturnType<typeof mainThreadMs>
@@ -83,6 +83,29 @@ export interface CoreShares {
 const share = (a: number | undefined, b: number | undefined, ms: number) =>
   a === undefined || b === undefined ? undefined : Math.max(0, a - b) / ms
 
+/** A reading of the machine, the host (`hostPid`, if any) and PostgreSQL, to compare with a later one. */
+export const readCores = (hostPid: number | undefined): Reading => read(hostPid)
+
+/** The shares between two readings of the same host (`readCores`). */
+export const sharesBetween = (first: Reading, last: Reading, hasHost: boolean): CoreShares => {
+  const ms = last.at - first.at
+  const busy = share(last.machine?.busy, first.machine?.busy, ms)
+  const host = hasHost ? share(last.host, first.host, ms) : 0
+  const postgres = share(last.postgres, first.postgres, ms)
+  return {
+    windowMs: ms,
+    host: hasHost ? host : undefined,
+    hostMainRan: share(last.main?.ran, first.main?.ran, ms),
+    hostMainWaited: share(last.main?.waited, first.main?.waited, ms),
+    postgres,
+    others:
+      busy === undefined || host === undefined || postgres === undefined
+        ? undefined
+        : Math.max(0, busy - host - postgres),
+    idle: share(last.machine?.idle, first.machine?.idle, ms)
+  }
+}
+
 /**
  * Reads at `fromMs` and `toMs` after now (both inside the load's measured part) and answers the
  * shares between them. `hostPid` undefined: a baseline without a host (its clients count in `others`).
@@ -93,25 +116,7 @@ export const coreWindow = (hostPid: number | undefined, fromMs: number, toMs: nu
     setTimeout(() => {
       first = read(hostPid)
     }, fromMs)
-    setTimeout(() => {
-      const last = read(hostPid)
-      const ms = last.at - first.at
-      const busy = share(last.machine?.busy, first.machine?.busy, ms)
-      const host = hostPid === undefined ? 0 : share(last.host, first.host, ms)
-      const postgres = share(last.postgres, first.postgres, ms)
-      resolve({
-        windowMs: ms,
-        host: hostPid === undefined ? undefined : host,
-        hostMainRan: share(last.main?.ran, first.main?.ran, ms),
-        hostMainWaited: share(last.main?.waited, first.main?.waited, ms),
-        postgres,
-        others:
-          busy === undefined || host === undefined || postgres === undefined
-            ? undefined
-            : Math.max(0, busy - host - postgres),
-        idle: share(last.machine?.idle, first.machine?.idle, ms)
-      })
-    }, toMs)
+    setTimeout(() => resolve(sharesBetween(first, read(hostPid), hostPid !== undefined)), toMs)
   })
 
 /**

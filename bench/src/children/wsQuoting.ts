@@ -70,7 +70,8 @@ runChild(async () => {
   for (const client of makerClients) client.logout()
 
   const phase = async (
-    call: (q: (typeof quotes)[number], round: number) => Promise<unknown>
+    call: (q: (typeof quotes)[number], round: number) => Promise<unknown>,
+    announce = false
   ): Promise<Phase> => {
     const latency = new Samples()
     let measuring = false
@@ -98,7 +99,10 @@ runChild(async () => {
     await new Promise((r) => setTimeout(r, config.warmupMs))
     measuring = true
     const started = performance.now()
+    // The parent reads where the cores went over the updates' measured part (`CoreAccount.ts`).
+    if (announce) await tell({ type: "measuring" })
     await measureWindow(config.durationMs, () => calls > 0)
+    if (announce) await tell({ type: "measured" })
     measuring = false
     const elapsed = performance.now() - started
     stopping = true
@@ -112,13 +116,15 @@ runChild(async () => {
     }
   }
 
-  const updates = await phase((q, round) =>
-    q.connection.call("v1/quote/update", {
-      rfqQuoteId: q.rfqQuoteId,
-      amount: 50,
-      settlementOption: "DBT",
-      legs: q.prices[round % 2]
-    })
+  const updates = await phase(
+    (q, round) =>
+      q.connection.call("v1/quote/update", {
+        rfqQuoteId: q.rfqQuoteId,
+        amount: 50,
+        settlementOption: "DBT",
+        legs: q.prices[round % 2]
+      }),
+    true
   )
   const heartbeats = await phase((q) => q.connection.call("heartbeat"))
   for (const q of quotes) q.connection.close()

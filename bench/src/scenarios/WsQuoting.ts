@@ -1,5 +1,6 @@
 import type { BenchContext } from "../BenchContext.js"
 import type { WsQuotingConfig, WsQuotingResult } from "../children/wsQuoting.js"
+import { type CoreShares, coreLine, perOperation, readCores, sharesBetween } from "../CoreAccount.js"
 import { childScript, spawnTs } from "../Processes.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
 import { webSocketServed } from "../WsClient.js"
@@ -43,10 +44,17 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
   }
   const child = spawnTs(childScript("wsQuoting.ts"), [JSON.stringify(config)])
   let result: WsQuotingResult
+  let cores: CoreShares
   try {
-    result = await ctx.measured(host, () =>
-      child.next<WsQuotingResult>("result", 2 * (sizes.warmupMs + sizes.durationMs) + 300_000)
-    )
+    const budgetMs = 2 * (sizes.warmupMs + sizes.durationMs) + 300_000
+    const pid = host.child.process.pid
+    result = await ctx.measured(host, async () => {
+      await child.next("measuring", budgetMs)
+      const first = readCores(pid)
+      await child.next("measured", budgetMs)
+      cores = sharesBetween(first, readCores(pid), true)
+      return child.next<WsQuotingResult>("result", budgetMs)
+    })
   } finally {
     await child.stop()
   }
@@ -57,7 +65,9 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
     `  v1/quote/update ${formatNumber(updates.perSecond)}/s p50 ${formatNumber(updates.latency.p50)} ms p99 ${formatNumber(updates.latency.p99)} ms (${updates.errors} errors); ` +
       `heartbeat ${formatNumber(heartbeats.perSecond)}/s p50 ${formatNumber(heartbeats.latency.p50)} ms p99 ${formatNumber(heartbeats.latency.p99)} ms; ratio ${ratio.toFixed(3)}`
   )
+  ctx.log(`    ${coreLine(cores!, updates.perSecond, "update")}`)
   if (updates.errors > 0) ctx.log(`    first error: ${updates.firstError}`)
+  const perUpdate = perOperation(cores!, updates.perSecond)
   return {
     id: "ws-quoting",
     title: "Quoting over WebSocket",
@@ -70,7 +80,12 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
       heartbeatsPerSecond: heartbeats.perSecond,
       heartbeatP50Ms: heartbeats.latency.p50,
       heartbeatP99Ms: heartbeats.latency.p99,
-      updatesVsHeartbeats: ratio
+      updatesVsHeartbeats: ratio,
+      ...(perUpdate.host === undefined ? {} : { hostCpuMsPerUpdate: perUpdate.host }),
+      ...(perUpdate.hostMainRan === undefined ? {} : { hostMainRanMsPerUpdate: perUpdate.hostMainRan }),
+      ...(perUpdate.hostMainWaited === undefined
+        ? {}
+        : { hostMainWaitedMsPerUpdate: perUpdate.hostMainWaited })
     },
     targets: sizes.targets ? [check("WS quote updates ÷ heartbeats", ratio, ">=", TARGET)] : [],
     notes: [
