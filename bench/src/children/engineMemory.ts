@@ -92,7 +92,9 @@ const cloneRfq = (template: number, from: number, to: number) =>
       ["rfq_events", "rfq_id"]
     ]
     const shapes = yield* Effect.forEach(tables, ([table, key]) => cloneColumns(sql, table, key))
-    const BATCH = 20_000
+    // Each statement stays well inside the engine's statement deadline (3 s): 20,000 RFQs a
+    // statement took longer than that on a two-core VM (rfq_events' append-only trigger runs per row).
+    const BATCH = 2_000
     for (let start = from; start <= to; start += BATCH) {
       const end = Math.min(to, start + BATCH - 1)
       yield* sql.withTransaction(
