@@ -7,6 +7,7 @@ import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import { attachDirectRun } from "./DirectSql.js"
 import { PermitQueue } from "./PermitQueue.js"
+import { preparedOf } from "./PglitePrepared.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, statementDeadlineMs } from "./StatementDeadline.js"
 import { pgliteParsers } from "./SqlTypes.js"
 
@@ -50,10 +51,11 @@ const statementError = (cause: unknown) => new SqlError({ cause, message: "Faile
 
 // Without parameters the statement goes through the simple protocol (`exec`), like node-postgres
 // does, so multi-statement scripts (migrations) work; a script yields one row array per statement.
+// With parameters, a text seen before runs as a named statement (`PglitePrepared.ts`).
 const runRaw = (db: PGlite, sql: string, params: ReadonlyArray<unknown>, options: QueryOptions) =>
   Effect.tryPromise({
     try: (): Promise<Results | Array<Results>> =>
-      params.length === 0 ? db.exec(sql, options) : db.query(sql, params as Array<unknown>, options),
+      params.length === 0 ? db.exec(sql, options) : preparedOf(db).query(sql, params, options),
     catch: statementError
   })
 
