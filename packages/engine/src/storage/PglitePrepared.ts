@@ -19,7 +19,9 @@ import { PreparedNames } from "./PreparedNames.js"
  * - A named statement outlives the transaction it was prepared in (PostgreSQL's rule; rolled back
  *   or not), so what is recorded here stays true. Should it vanish anyway (`DEALLOCATE`, SQLSTATE
  *   26000) it is prepared again; should its result's shape change under it (a table altered,
- *   SQLSTATE 0A000) it is closed and the text runs unnamed from then on.
+ *   SQLSTATE 0A000) it is closed and the text runs unnamed from then on, the statement run again
+ *   unnamed at once outside a transaction; inside one the refusal has aborted it, as it would on
+ *   PostgreSQL, and reaches the caller.
  * - Each call runs inside PGlite's own query lock, so nothing using the same instance directly
  *   interleaves with it.
  */
@@ -80,16 +82,23 @@ export class PglitePrepared {
         this.prepared.delete(name)
         return this.run(name, text, params, options, false)
       }
-      if (retry && code === "0A000") {
+      if (retry && code === "0A000" && RESULT_CHANGED.test((error as Error).message)) {
         this.prepared.delete(name)
         this.unnamed.add(text)
-        await this.db.execProtocol(concat(serialize.close({ type: "S", name }), serialize.sync()))
+        await this.db
+          .execProtocol(concat(serialize.close({ type: "S", name }), serialize.sync()))
+          .catch(() => undefined)
+        // In a transaction the refusal aborted it, as on PostgreSQL: the caller hears of it.
+        if (this.db.isInTransaction()) throw error
         return UNNAMED
       }
       throw error
     }
   }
 }
+
+/** PostgreSQL's refusal of a prepared statement whose result's columns changed (SQLSTATE 0A000). */
+const RESULT_CHANGED = /cached plan must not change result type/
 
 /** The statement's named form was closed: run it unnamed. */
 const UNNAMED: unique symbol = Symbol("unnamed")

@@ -134,6 +134,22 @@ describe("named statements on PGlite", () => {
     assert.strictEqual((await prepared.query(all, [1], {})).rows[0]!.extra, "x")
   })
 
+  it("inside a transaction, a result that changed shape aborts it and reaches the caller; the text runs unnamed afterwards", async () => {
+    const prepared = preparedOf(db)
+    const all = "SELECT * FROM t WHERE id = $1"
+    await db.query("INSERT INTO t (id, label) VALUES (1, 'a')")
+    await prepared.query(all, [1], {})
+    await prepared.query(all, [1], {})
+    await db.exec("ALTER TABLE t ADD COLUMN extra text DEFAULT 'x'")
+    await db.exec("BEGIN")
+    const refused = await prepared.query(all, [1], {}).catch((e: unknown) => e)
+    assert.strictEqual((refused as { code?: unknown }).code, "0A000")
+    assert.isTrue(db.isInTransaction())
+    await db.exec("ROLLBACK")
+    assert.strictEqual((await prepared.query(all, [1], {})).rows[0]!.extra, "x")
+    assert.lengthOf(await named(), 0)
+  })
+
   it.effect("two clients over one PGlite share its session's names", () =>
     Effect.gen(function* () {
       const first = yield* fromPglite(db).pipe(Effect.provide(Reactivity.layer))
