@@ -29,6 +29,17 @@ const named = async () =>
   (await db.query<{ name: string; statement: string }>("SELECT name, statement FROM pg_prepared_statements"))
     .rows
 
+/** `SELECT *` run twice (so named), then the table gains a column: the named statement's result changed shape. */
+const namedThenAltered = async () => {
+  const prepared = preparedOf(db)
+  const all = "SELECT * FROM t WHERE id = $1"
+  await db.query("INSERT INTO t (id, label) VALUES (1, 'a')")
+  await prepared.query(all, [1], {})
+  await prepared.query(all, [1], {})
+  await db.exec("ALTER TABLE t ADD COLUMN extra text DEFAULT 'x'")
+  return { prepared, all }
+}
+
 describe("named statements on PGlite", () => {
   it("a text is named the second time it runs, and every run answers as PGlite's query does", async () => {
     const prepared = preparedOf(db)
@@ -122,12 +133,7 @@ describe("named statements on PGlite", () => {
   })
 
   it("a statement whose result changed shape under it runs unnamed from then on", async () => {
-    const prepared = preparedOf(db)
-    const all = "SELECT * FROM t WHERE id = $1"
-    await db.query("INSERT INTO t (id, label) VALUES (1, 'a')")
-    await prepared.query(all, [1], {})
-    await prepared.query(all, [1], {})
-    await db.exec("ALTER TABLE t ADD COLUMN extra text DEFAULT 'x'")
+    const { prepared, all } = await namedThenAltered()
     const after = await prepared.query(all, [1], {})
     assert.strictEqual(after.rows[0]!.extra, "x")
     assert.lengthOf(await named(), 0)
@@ -135,12 +141,7 @@ describe("named statements on PGlite", () => {
   })
 
   it("inside a transaction, a result that changed shape aborts it and reaches the caller; the text runs unnamed afterwards", async () => {
-    const prepared = preparedOf(db)
-    const all = "SELECT * FROM t WHERE id = $1"
-    await db.query("INSERT INTO t (id, label) VALUES (1, 'a')")
-    await prepared.query(all, [1], {})
-    await prepared.query(all, [1], {})
-    await db.exec("ALTER TABLE t ADD COLUMN extra text DEFAULT 'x'")
+    const { prepared, all } = await namedThenAltered()
     await db.exec("BEGIN")
     const refused = await prepared.query(all, [1], {}).catch((e: unknown) => e)
     assert.strictEqual((refused as { code?: unknown }).code, "0A000")
