@@ -57,7 +57,8 @@ export interface Reading {
   readonly postgres: number | undefined
 }
 
-const read = (hostPid: number | undefined): Reading => {
+/** A reading of the machine, the host (`hostPid`, if any) and PostgreSQL, to compare with a later one. */
+export const readCores = (hostPid: number | undefined): Reading => {
   const cpu = readCpu({ host: { pids: [hostPid] }, postgres: { command: "postgres" } })
   return {
     at: performance.now(),
@@ -82,9 +83,6 @@ export interface CoreShares {
 
 const share = (a: number | undefined, b: number | undefined, ms: number) =>
   a === undefined || b === undefined ? undefined : Math.max(0, a - b) / ms
-
-/** A reading of the machine, the host (`hostPid`, if any) and PostgreSQL, to compare with a later one. */
-export const readCores = (hostPid: number | undefined): Reading => read(hostPid)
 
 /** The shares between two readings of the same host (`readCores`). */
 export const sharesBetween = (first: Reading, last: Reading, hasHost: boolean): CoreShares => {
@@ -114,9 +112,9 @@ export const coreWindow = (hostPid: number | undefined, fromMs: number, toMs: nu
   new Promise((resolve) => {
     let first: Reading
     setTimeout(() => {
-      first = read(hostPid)
+      first = readCores(hostPid)
     }, fromMs)
-    setTimeout(() => resolve(sharesBetween(first, read(hostPid), hostPid !== undefined)), toMs)
+    setTimeout(() => resolve(sharesBetween(first, readCores(hostPid), hostPid !== undefined)), toMs)
   })
 
 /**
@@ -194,13 +192,13 @@ export const coreComparison = (
     `service: ${coreLine(service, servicePerSecond, unit)}`,
     `baseline: ${coreLine(baseline, baselinePerSecond, unit)}`
   ]
-  const cores = (service.host ?? 0) + (service.postgres ?? 0) + (service.others ?? 0) + (service.idle ?? 0)
-  if (s.postgres !== undefined && s.others !== undefined && baselinePerSecond > 0 && cores > 0) {
-    const ceiling = (cores * 1000) / (s.postgres + s.others)
+  const machine = (service.host ?? 0) + (service.postgres ?? 0) + (service.others ?? 0) + (service.idle ?? 0)
+  if (s.postgres !== undefined && s.others !== undefined && baselinePerSecond > 0 && machine > 0) {
+    const ceiling = (machine * 1000) / (s.postgres + s.others)
     put("CeilingWithoutHost", ceiling)
     put("RatioCeilingWithoutHost", ceiling / baselinePerSecond)
     lines.push(
-      `with a host that cost nothing, PostgreSQL's and the clients' ${formatNumber(s.postgres + s.others)} ms per ${unit} on ${cores.toFixed(2)} cores ` +
+      `with a host that cost nothing, PostgreSQL's and the clients' ${formatNumber(s.postgres + s.others)} ms per ${unit} on ${machine.toFixed(2)} cores ` +
         `would allow at most ${formatNumber(ceiling)} per second: ${(ceiling / baselinePerSecond).toFixed(3)} of the baseline`
     )
   }

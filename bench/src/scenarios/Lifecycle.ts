@@ -98,6 +98,8 @@ export const lifecycle = async (
   const figures: Record<string, number | string> = { clients: sizes.clients }
   const targets: Array<TargetCheck> = []
   const notes: Array<string> = []
+  // Where the cores went: read over the same part of the service's and the baseline's load.
+  const window = measuredWindow(sizes.warmupMs, sizes.durationMs)
   for (const kind of sizes.databases) {
     if (kind === "postgres" && ctx.postgresUrl === undefined) {
       notes.push("PostgreSQL: skipped, no server answers (set BENCH_DATABASE_URL)")
@@ -132,7 +134,6 @@ export const lifecycle = async (
         durationMs: sizes.durationMs
       }
       const budgetMs = sizes.warmupMs + sizes.durationMs + 300_000
-      const window = measuredWindow(sizes.warmupMs, sizes.durationMs)
       if (window !== undefined) serviceCores = coreWindow(host.child.process.pid, window.fromMs, window.toMs)
       service = await ctx.measured(host, () =>
         waitFile === undefined
@@ -169,7 +170,6 @@ export const lifecycle = async (
       payloadBytes: 700
     }
     let baseline: SqlBaselineResult
-    const window = measuredWindow(sizes.warmupMs, sizes.durationMs)
     const baselineCores = window === undefined ? undefined : coreWindow(undefined, window.fromMs, window.toMs)
     try {
       baseline = await childResult<SqlBaselineResult>(
