@@ -2,6 +2,7 @@ import {
   type ApiError,
   demoClientLogins,
   Engine,
+  Ownership,
   makeDatabaseLayer,
   makeEngineLayer,
   apiError,
@@ -24,6 +25,7 @@ import type { AnyAround, AroundNow } from "./RouteDispatch.js"
 import type { RouteRequest, RouteResponse } from "./Router.js"
 import { errorResponse } from "./ErrorTable.js"
 import { restRoutes } from "./RestRoutes.js"
+import { ownerHints } from "./OwnerHints.js"
 import { docsRoutes } from "./DocsPage.js"
 import { consoleRoutes } from "./ConsoleRoutes.js"
 import type { HttpServer } from "./HttpServer.js"
@@ -137,11 +139,12 @@ export const appRoutes = (input: HostInput) =>
     const engine = yield* Engine
     const auth = yield* Auth
     const clock = yield* Effect.clock
+    const ownership = yield* Ownership
     const metrics = metricsOf(input)
     metrics.openRfqs = engine.liveCount
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, auth, () => clock.unsafeCurrentTimeMillis()),
+      ...restRoutes(operations, engine, auth, () => clock.unsafeCurrentTimeMillis(), ownerHints(ownership)),
       ...contractRoutes({ operations, version, listen: input.config }),
       metrics.route(),
       ...docsRoutes(),

@@ -4,6 +4,7 @@ import { type RawInput, runOperation, runOperationNow } from "./CallPipeline.js"
 import { errorResponse } from "./ErrorTable.js"
 import { type JsonObjectRules, MAX_JSON_DEPTH, parseJsonObject } from "./JsonBody.js"
 import type { Operation } from "./Operations.js"
+import type { OwnerHints } from "./OwnerHints.js"
 import { type Route, type RouteRequest, type RouteResponse, route } from "./Router.js"
 
 /** How the REST layer learns who calls: the auth module provides it. */
@@ -47,6 +48,21 @@ const restInput = (op: Operation, request: RouteRequest): RawInput =>
       ? () => Either.right(request.params)
       : () => Either.map(parseJsonBody(request.body), (body) => ({ ...body, ...request.params }))
 
+/** The input, and what it read kept for the owner's hints (`OwnerHints.ts`) when there are any. */
+const keptInput =
+  (input: RawInput, kept: { raw?: unknown }): RawInput =>
+  () => {
+    const read = input()
+    if (Either.isRight(read)) kept.raw = read.right
+    return read
+  }
+
+/** A successful answer, with the owner's hints when the host gives any. */
+const answered = (body: unknown, hints: OwnerHints | undefined, raw: unknown): RouteResponse => {
+  const headers = hints?.(raw, body)
+  return headers === undefined ? { status: 200, body } : { status: 200, body, headers }
+}
+
 /** How many decoded path parameters an operation remembers before it starts over. */
 const REMEMBERED_DECODES = 4096
 /** The longest parameter text an operation remembers the decoding of. */
@@ -83,13 +99,15 @@ const rememberedDecode = (op: Operation) => {
  *
  * An operation that can answer from memory (`peek`) also answers without a fiber when the token's
  * caller is in the caches (`Route.answerNow`): the same pipeline, synchronously. `now` is the
- * clock the rate limits and token checks read.
+ * clock the rate limits and token checks read. `hints`, on a host among several, adds to each
+ * answer the headers that let the balancer send the next request about its RFQ to the owner.
  */
 export const restRoutes = <C extends Caller>(
   operations: ReadonlyArray<Operation>,
   engine: EngineService,
   auth: Authenticator<C>,
-  now: () => number = Date.now
+  now: () => number = Date.now,
+  hints?: OwnerHints
 ): ReadonlyArray<Route<never>> =>
   operations.map((op) => {
     const knownCaller = auth.knownCaller
@@ -101,23 +119,33 @@ export const restRoutes = <C extends Caller>(
             // The rate limit's `around` found the caller in the same caches a moment ago.
             const caller = (known as C | undefined) ?? knownCaller(request.headers.authorization, now())
             if (caller === undefined) return undefined
-            const answer = runOperationNow(op, engine, caller, restInput(op, request), decode)
+            const kept: { raw?: unknown } = {}
+            const input =
+              hints === undefined ? restInput(op, request) : keptInput(restInput(op, request), kept)
+            const answer = runOperationNow(op, engine, caller, input, decode)
             return answer === undefined
               ? undefined
               : Either.isRight(answer)
-                ? { status: 200, body: answer.right }
+                ? answered(answer.right, hints, kept.raw)
                 : errorResponse(answer.left)
           }
     return route(
       op.method,
       op.path,
       (request) =>
-        Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) =>
-          Effect.map(
-            runOperation(op, engine, caller, restInput(op, request)),
-            (body): RouteResponse => ({ status: 200, body })
+        Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) => {
+          if (hints === undefined) {
+            return Effect.map(
+              runOperation(op, engine, caller, restInput(op, request)),
+              (body): RouteResponse => ({ status: 200, body })
+            )
+          }
+          const kept: { raw?: unknown } = {}
+          return Effect.map(
+            runOperation(op, engine, caller, keptInput(restInput(op, request), kept)),
+            (body) => answered(body, hints, kept.raw)
           )
-        ),
+        }),
       answerNow
     )
   })

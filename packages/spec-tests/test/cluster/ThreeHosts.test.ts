@@ -9,8 +9,9 @@ import { register } from "../support/register.js"
 
 /**
  * Three host processes on one PostgreSQL, NATS and Redis (multi-host mode), HAProxy in front:
- * first the portable black-box scenarios through HAProxy (round robin: each scenario's requests
- * land on every host in turn), then checks that choose the host of each request.
+ * first the portable black-box scenarios through HAProxy (round robin, except that a request about
+ * an RFQ whose owner HAProxy has learned goes to that owner: docs/deploy.md), then the routing to
+ * the owner itself, then checks that choose the host of each request (every forward between hosts).
  */
 
 const START_MS = 240_000
@@ -62,6 +63,88 @@ describe("three hosts behind HAProxy", () => {
       for (const header of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"])
         assert.match(String(answer.headers[header]), /^\d+$/)
     }
+  })
+})
+
+/** A host's count of answered requests of one route and method with status 200 (`GET /metrics`). */
+const answeredOn = async (baseUrl: string, method: string, routePattern: string): Promise<number> => {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text()
+  const line = text
+    .split("\n")
+    .find(
+      (l) =>
+        l.startsWith("rfq_http_requests_total{") &&
+        l.includes(`route="${routePattern}"`) &&
+        l.includes(`method="${method}"`) &&
+        l.includes(`status="200"`)
+    )
+  return line === undefined ? 0 : Number(line.split(" ").at(-1))
+}
+
+describe("three hosts behind HAProxy: routing to the owner", () => {
+  const counted = [
+    ["GET", "/v1/rfq/{id}"],
+    ["POST", "/v1/rfq/quote"],
+    ["PUT", "/v1/rfq/quote"],
+    ["POST", "/v1/rfq/trade"]
+  ] as const
+  const counts = () =>
+    Promise.all(
+      Array.from({ length: cluster.size }, (_, i) =>
+        Promise.all(counted.map(([method, pattern]) => answeredOn(cluster.baseUrl(i), method, pattern)))
+      )
+    )
+
+  it("the owner says so in X-Owns-Rfq / X-Owns-Quote, a forwarding host never; HAProxy then sends each request about the RFQ to its owner", async () => {
+    const created = await proxied.api.post("/v1/rfq/0", {
+      token: proxied.token("taker"),
+      json: rfqBody(proxied, "taker")
+    })
+    assert.strictEqual(created.status, 200, created.text)
+    const rfqId = (created.body as { rfqId: number }).rfqId
+    // A create is owned by the host that takes it (it picks an id of its own shards).
+    assert.strictEqual(created.headers.get("x-owns-rfq"), String(rfqId))
+    // Asked directly, exactly one host owns it; the others forward and say nothing.
+    const direct = await Promise.all(
+      hosts.map((w) => w.api.get(`/v1/rfq/${rfqId}`, { token: w.token("taker") }))
+    )
+    for (const answer of direct) assert.strictEqual(answer.status, 200, answer.text)
+    const owners = direct.flatMap((answer, i) => (answer.headers.get("x-owns-rfq") === null ? [] : [i]))
+    assert.strictEqual(owners.length, 1, "one owner")
+    assert.strictEqual(direct[owners[0]!]!.headers.get("x-owns-rfq"), String(rfqId))
+    const owner = owners[0]!
+    const legs = await markQuote(hosts[owner]!, rfqId)
+
+    const before = await counts()
+    // Round robin over three hosts would put these 9 requests all on one host once in 3^8 runs.
+    for (let i = 0; i < 5; i++) {
+      const read = await proxied.api.get(`/v1/rfq/${rfqId}`, { token: proxied.token("maker1") })
+      assert.strictEqual(read.status, 200, read.text)
+    }
+    const quoted = await proxied.api.post("/v1/rfq/quote", {
+      token: proxied.token("maker1"),
+      json: { rfqId, direction: "sell", amount: 100, settlementOption: "DBT", ...legs }
+    })
+    assert.strictEqual(quoted.status, 200, quoted.text)
+    const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
+    assert.strictEqual(quoted.headers.get("x-owns-quote"), String(rfqQuoteId))
+    const updated = await proxied.api.put("/v1/rfq/quote", {
+      token: proxied.token("maker1"),
+      json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...legs }
+    })
+    assert.strictEqual(updated.status, 200, updated.text)
+    const view = await proxied.api.get(`/v1/rfq/${rfqId}`, { token: proxied.token("taker") })
+    assert.strictEqual(view.status, 200, view.text)
+    const traded = await proxied.api.post("/v1/rfq/trade", {
+      token: proxied.token("taker"),
+      json: { rfqQuoteId }
+    })
+    assert.strictEqual(traded.status, 200, traded.text)
+    const after = await counts()
+
+    const delta = after.map((host, i) => host.map((n, k) => n - before[i]![k]!))
+    const expected = hosts.map((_, i) => (i === owner ? [6, 1, 1, 1] : [0, 0, 0, 0]))
+    assert.deepStrictEqual(delta, expected, `requests answered per host (owner ${owner})`)
   })
 })
 
