@@ -2,7 +2,11 @@ import { BigDecimal } from "effect"
 import type { EngineEvent } from "../services/Events.js"
 
 /**
- * The wire form of engine events between hosts: UTF-8 JSON of `{ v: 1, events: [...] }`.
+ * The wire form of engine events between hosts: UTF-8 JSON of `{ v: 2, views: [...], events: [...] }`,
+ * each event's `view` the index of its view in `views`. A step's events share one view (the RFQ
+ * after the step, `rfq/StepEvents.ts`), so it is written and parsed once per step instead of once
+ * per event: an accept's five events carried the same 1.5 KB view five times, and every host parses
+ * every step (issue 15). Version 1, `{ v: 1, events: [...] }` with each view inline, is still read.
  *
  * Records hold their decimals as canonical strings (`rfq/RfqRecord.ts#Dec`), so they travel as
  * plain JSON strings and come back digit for digit. Values JSON cannot carry are tagged on the way
@@ -16,8 +20,10 @@ import type { EngineEvent } from "../services/Events.js"
  * every step of every RFQ goes through here on every host (issue 15).
  */
 
-/** The version of the envelope; a host refuses messages of another version. */
-export const EVENT_CODEC_VERSION = 1
+/** The version of the envelope written; a host refuses messages of a version it does not know. */
+export const EVENT_CODEC_VERSION = 2
+/** The envelope before views were shared: still read (a host of the version before may send it). */
+const INLINE_VIEWS_VERSION = 1
 
 const BIG_DECIMAL = "$bigdecimal"
 const BIG_INT = "$bigint"
@@ -105,25 +111,59 @@ const eventIssue = (event: unknown): string | undefined => {
   return undefined
 }
 
-/** What is wrong with `message` as an envelope of events, or undefined. */
-const envelopeIssue = (message: unknown): string | undefined => {
-  if (!isObject(message)) return "not an object"
-  if (message.v !== EVENT_CODEC_VERSION)
-    return `version ${JSON.stringify(message.v)} is not ${EVENT_CODEC_VERSION}`
-  if (!Array.isArray(message.events)) return "events is not a list"
-  for (const [i, event] of message.events.entries()) {
+/** What is wrong with `events` (each with its view inline) as events to send or deliver, or undefined. */
+const eventsIssue = (events: unknown): string | undefined => {
+  if (!Array.isArray(events)) return "events is not a list"
+  for (const [i, event] of events.entries()) {
     const issue = eventIssue(event)
     if (issue !== undefined) return `events[${i}]: ${issue}`
   }
   return undefined
 }
 
+/**
+ * The events of a parsed envelope with their views in place (version 2's indexes replaced by the
+ * views they name), or what is wrong with it.
+ */
+const eventsOfEnvelope = (message: unknown): ReadonlyArray<EngineEvent> | string => {
+  if (!isObject(message)) return "not an object"
+  if (message.v === INLINE_VIEWS_VERSION) {
+    const issue = eventsIssue(message.events)
+    return issue ?? (message.events as ReadonlyArray<EngineEvent>)
+  }
+  if (message.v !== EVENT_CODEC_VERSION)
+    return `version ${JSON.stringify(message.v)} is not ${EVENT_CODEC_VERSION} (or ${INLINE_VIEWS_VERSION})`
+  const { views, events } = message
+  if (!Array.isArray(views)) return "views is not a list"
+  if (!Array.isArray(events)) return "events is not a list"
+  for (const [i, event] of events.entries()) {
+    if (!isObject(event)) return `events[${i}]: an event is not an object`
+    const at = event.view
+    if (!isInt(at) || (at as number) < 0 || (at as number) >= views.length)
+      return `events[${i}]: view ${JSON.stringify(at)} is not an index of views`
+    // The parsed objects are this message's own: the events share their step's view, as sent.
+    event.view = views[at as number]
+  }
+  const issue = eventsIssue(events)
+  return issue ?? (events as ReadonlyArray<EngineEvent>)
+}
+
 /** The events as one wire message; throws an `EventDecodeError` for an event receivers would refuse. */
 export const encodeEvents = (events: ReadonlyArray<EngineEvent>): Uint8Array => {
-  const envelope = { v: EVENT_CODEC_VERSION, events }
-  const issue = envelopeIssue(envelope)
+  const issue = eventsIssue(events)
   if (issue !== undefined) throw new EventDecodeError(`not sent: ${issue}`)
-  return utf8Encoder.encode(stringify(envelope))
+  const views: Array<EngineEvent["view"]> = []
+  const indexOf = new Map<EngineEvent["view"], number>()
+  const wire = events.map((event) => {
+    let at = indexOf.get(event.view)
+    if (at === undefined) {
+      at = views.length
+      views.push(event.view)
+      indexOf.set(event.view, at)
+    }
+    return { ...event, view: at }
+  })
+  return utf8Encoder.encode(stringify({ v: EVENT_CODEC_VERSION, views, events: wire }))
 }
 
 /** The events of one wire message; throws an `EventDecodeError` when it is not one. */
@@ -134,8 +174,8 @@ export const decodeEvents = (bytes: Uint8Array): ReadonlyArray<EngineEvent> => {
   } catch (cause) {
     throw new EventDecodeError(`not UTF-8 JSON: ${String(cause)}`, { cause })
   }
-  const issue = envelopeIssue(parsed)
-  if (issue !== undefined) throw new EventDecodeError(issue)
   // The fields receivers rely on are checked; the rest is the records as they were sent.
-  return (parsed as { events: ReadonlyArray<EngineEvent> }).events
+  const events = eventsOfEnvelope(parsed)
+  if (typeof events === "string") throw new EventDecodeError(events)
+  return events
 }

@@ -61,7 +61,7 @@ export const NatsEventsLive = (
       // Created on the server before the layer is ready: every message stored from here on reaches this host.
       const firstSeq = info.state.last_seq + 1
       const first = yield* openConsumer(js, names, firstSeq)
-      const delivery = yield* makeStepDelivery(new StepGuard(limits.maxAgeMs), hub)
+      const delivery = makeStepDelivery(new StepGuard(limits.maxAgeMs), hub)
       yield* Effect.forkScoped(followStream({ js, ensure, names, first, firstSeq, delivery }))
 
       const toStream = publishEvents(js, names, options.publishDeadlineMs ?? 5_000)
@@ -70,7 +70,7 @@ export const NatsEventsLive = (
           stepEvents.length === 0
             ? Effect.void
             : Clock.currentTimeMillis.pipe(
-                Effect.flatMap((now) => delivery.fromOwner(stepEvents, now)),
+                Effect.map((now) => delivery.fromOwner(stepEvents, now)),
                 Effect.zipRight(toStream(stepEvents))
               ),
         subscribe: PubSub.subscribe(hub)

@@ -1,8 +1,8 @@
 import type { Consumer, JetStreamClient, JsMsg, StreamInfo } from "@nats-io/jetstream"
-import { Clock, Effect, PubSub, Schedule } from "effect"
+import { Effect, type PubSub, Runtime, Schedule } from "effect"
 import type { EngineEvent } from "../services/Events.js"
 import { decodeEvents } from "./EventCodec.js"
-import { forEachAsync, messageOf, type NatsNames, NatsUnavailable } from "./NatsConnection.js"
+import { messageOf, type NatsNames, NatsUnavailable } from "./NatsConnection.js"
 
 /**
  * Drops the steps a host has already delivered. JetStream stores a step once while its message id
@@ -85,39 +85,33 @@ export class StepGuard {
 
 /**
  * The one way RFQ steps reach this host's subscribers (`hub`), from the stream and from the RFQ's
- * owner on this host. Each step is judged by the guard and published in one go under one lock, so
- * a step let through on one side is in the hub before the other side can let the next one through:
- * each RFQ's steps reach subscribers once and in order, whichever side brought each.
+ * owner on this host. Each step is judged by the guard and offered to the hub in one synchronous
+ * run of code (the hub is unbounded, so an offer never waits): nothing else runs between the two,
+ * so a step let through on one side is in the hub before the other side can let the next one
+ * through, and each RFQ's steps reach subscribers once and in order, whichever side brought each.
+ * Synchronous, so the stream's messages are handled in the NATS client's own callback, with no
+ * fiber, promise or lock per message (every host reads every step of every RFQ).
  */
 export interface StepDelivery {
   /** A stream message's events: the steps not delivered yet. */
-  readonly fromStream: (events: ReadonlyArray<EngineEvent>, now: number) => Effect.Effect<void>
+  readonly fromStream: (events: ReadonlyArray<EngineEvent>, now: number) => void
   /** Steps this host just committed as the RFQ's owner: those that directly follow what was delivered. */
-  readonly fromOwner: (events: ReadonlyArray<EngineEvent>, now: number) => Effect.Effect<void>
+  readonly fromOwner: (events: ReadonlyArray<EngineEvent>, now: number) => void
   /** Whether the step was delivered already (its message need not be read). */
   readonly delivered: (rfqId: number, seq: number) => boolean
 }
 
-export const makeStepDelivery = (
-  guard: StepGuard,
-  hub: PubSub.PubSub<EngineEvent>
-): Effect.Effect<StepDelivery> =>
-  Effect.map(Effect.makeSemaphore(1), (lock) => {
-    const through =
-      (admit: (events: ReadonlyArray<EngineEvent>, now: number) => ReadonlyArray<EngineEvent>) =>
-      (events: ReadonlyArray<EngineEvent>, now: number) =>
-        lock.withPermits(1)(
-          Effect.suspend(() => {
-            const admitted = admit(events, now)
-            return admitted.length === 0 ? Effect.void : PubSub.publishAll(hub, admitted)
-          })
-        )
-    return {
-      fromStream: through((events, now) => guard.admit(events, now)),
-      fromOwner: through((events, now) => guard.admitNext(events, now)),
-      delivered: (rfqId, seq) => guard.delivered(rfqId, seq)
-    }
-  })
+export const makeStepDelivery = (guard: StepGuard, hub: PubSub.PubSub<EngineEvent>): StepDelivery => {
+  // A shut-down hub (the host stopping) takes nothing, and nothing is left to tell.
+  const offer = (admitted: ReadonlyArray<EngineEvent>) => {
+    for (const event of admitted) hub.unsafeOffer(event)
+  }
+  return {
+    fromStream: (events, now) => offer(guard.admit(events, now)),
+    fromOwner: (events, now) => offer(guard.admitNext(events, now)),
+    delivered: (rfqId, seq) => guard.delivered(rfqId, seq)
+  }
+}
 
 /** The step a stream message holds, from its message id (`EventStream.ts#messageIdOf`), if it has one. */
 export const stepOfMessage = (msg: JsMsg): { readonly rfqId: number; readonly seq: number } | undefined => {
@@ -144,8 +138,9 @@ export const openConsumer = (
 
 /**
  * Feeds `delivery` from the stream, starting with `first` (opened at start): each message decoded,
- * in stream order (which is each RFQ's order). A message whose step was delivered already (by this
- * host as its owner, or a repeat) is skipped unread, by its message id.
+ * in stream order (which is each RFQ's order), in the client's callback as it arrives. A message
+ * whose step was delivered already (by this host as its owner, or a repeat) is skipped unread, by
+ * its message id; one that cannot be decoded is logged and skipped.
  * The client's ordered consumer recreates itself after gaps and reconnections; when it stops anyway
  * (its consumer or the stream gone), the stream is set up again and a new consumer opened after the
  * last message seen. Runs until interrupted.
@@ -158,59 +153,70 @@ export const followStream = (options: {
   readonly first: Consumer
   readonly firstSeq: number
   readonly delivery: StepDelivery
-}): Effect.Effect<never> => {
-  const { js, ensure, names, delivery } = options
-  let lastSeen = options.firstSeq - 1
+}): Effect.Effect<never> =>
+  Effect.gen(function* () {
+    const { js, ensure, names, delivery } = options
+    let lastSeen = options.firstSeq - 1
+    const clock = yield* Effect.clock
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
 
-  const deliver = (msg: JsMsg) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    // Called by the client for each message, synchronously; it must not throw (a throw stops the consumer).
+    const deliver = (msg: JsMsg): void => {
       lastSeen = msg.seq
       const step = stepOfMessage(msg)
-      if (step !== undefined && delivery.delivered(step.rfqId, step.seq)) return Effect.void
+      if (step !== undefined && delivery.delivered(step.rfqId, step.seq)) return
       let events: ReadonlyArray<EngineEvent>
       try {
         events = decodeEvents(msg.data)
       } catch (e) {
-        return Effect.logWarning(`${names.stream} message ${msg.seq} skipped: ${messageOf(e)}`)
+        runFork(Effect.logWarning(`${names.stream} message ${msg.seq} skipped: ${messageOf(e)}`))
+        return
       }
-      return delivery.fromStream(events, now)
-    })
+      delivery.fromStream(events, clock.unsafeCurrentTimeMillis())
+    }
 
-  const pump = (consumer: Consumer) =>
-    Effect.acquireUseRelease(
-      Effect.tryPromise(() => consumer.consume({ max_messages: 256, abort_on_missing_resource: true })),
-      (messages) => forEachAsync(messages, deliver),
-      (messages) =>
-        Effect.promise(async () => {
-          messages.stop()
-          await consumer.delete().catch(() => false)
-        }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
-    )
+    // Until the consumer stops: its `closed()` answers an error when it failed.
+    const pump = (consumer: Consumer) =>
+      Effect.acquireUseRelease(
+        Effect.tryPromise(() =>
+          consumer.consume({ max_messages: 256, abort_on_missing_resource: true, callback: deliver })
+        ),
+        (messages) =>
+          Effect.flatMap(
+            Effect.promise(() => messages.closed()),
+            (ended) => (ended instanceof Error ? Effect.fail(ended) : Effect.void)
+          ),
+        (messages) =>
+          Effect.promise(async () => {
+            messages.stop()
+            await consumer.delete().catch(() => false)
+          }).pipe(Effect.timeout("2 seconds"), Effect.ignore)
+      )
 
-  // After the last message seen; if the stream was recreated (its sequence restarted), after its end.
-  const reopen = ensure.pipe(
-    Effect.flatMap((info) => openConsumer(js, names, Math.min(info.state.last_seq, lastSeen) + 1)),
-    Effect.tapError((e) =>
-      Effect.logWarning(`${names.stream}: reopening the consumer failed: ${messageOf(e)}`)
-    ),
-    Effect.retry(reopenSchedule),
-    Effect.orDie // the schedule never ends
-  )
-
-  let consumer = options.first
-  return Effect.forever(
-    Effect.suspend(() => pump(consumer)).pipe(
-      Effect.catchAllCause((cause) => Effect.logError(`${names.stream}: the consumer failed`, cause)),
-      Effect.zipRight(
-        Effect.suspend(() =>
-          Effect.logWarning(`${names.stream}: consumer stopped after stream message ${lastSeen}; reopening`)
-        )
+    // After the last message seen; if the stream was recreated (its sequence restarted), after its end.
+    const reopen = ensure.pipe(
+      Effect.flatMap((info) => openConsumer(js, names, Math.min(info.state.last_seq, lastSeen) + 1)),
+      Effect.tapError((e) =>
+        Effect.logWarning(`${names.stream}: reopening the consumer failed: ${messageOf(e)}`)
       ),
-      Effect.zipRight(Effect.sleep("1 second")),
-      Effect.zipRight(reopen),
-      Effect.tap((next) => {
-        consumer = next
-      })
+      Effect.retry(reopenSchedule),
+      Effect.orDie // the schedule never ends
     )
-  )
-}
+
+    let consumer = options.first
+    return yield* Effect.forever(
+      Effect.suspend(() => pump(consumer)).pipe(
+        Effect.catchAllCause((cause) => Effect.logError(`${names.stream}: the consumer failed`, cause)),
+        Effect.zipRight(
+          Effect.suspend(() =>
+            Effect.logWarning(`${names.stream}: consumer stopped after stream message ${lastSeen}; reopening`)
+          )
+        ),
+        Effect.zipRight(Effect.sleep("1 second")),
+        Effect.zipRight(reopen),
+        Effect.tap((next) => {
+          consumer = next
+        })
+      )
+    )
+  })

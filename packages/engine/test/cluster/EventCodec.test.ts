@@ -100,12 +100,20 @@ describe("EventCodec", () => {
     const events = stepEvents(4, 2)
     const wire = JSON.parse(new TextDecoder().decode(encodeEvents(events))) as {
       v: number
+      views: Array<unknown>
       events: Array<unknown>
     }
     const bad = [
       utf8("not json"),
       new Uint8Array([0xff, 0xfe]),
-      utf8(JSON.stringify({ ...wire, v: 2 })),
+      utf8(JSON.stringify({ ...wire, v: 3 })),
+      utf8(JSON.stringify({ ...wire, views: undefined })),
+      utf8(JSON.stringify({ ...wire, events: [{ ...(wire.events[0] as object), view: 1 }] })),
+      utf8(JSON.stringify({ ...wire, events: [{ ...(wire.events[0] as object), view: -1 }] })),
+      utf8(JSON.stringify({ ...wire, events: [{ ...(wire.events[0] as object), view: "0" }] })),
+      utf8(JSON.stringify({ ...wire, events: [{ ...(wire.events[0] as object), view: 0.5 }] })),
+      utf8(JSON.stringify({ ...wire, events: [7] })),
+      utf8(JSON.stringify({ ...wire, views: [{ rfq: { id: 4 } }] })),
       utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: "2" }] })),
       utf8(JSON.stringify({ v: 1, events: [{ ...events[0], quote: undefined }] })),
       utf8(JSON.stringify({ v: 1, events: [{ ...events[0], seq: 0 }] })),
@@ -121,6 +129,36 @@ describe("EventCodec", () => {
     for (const bytes of bad) expect(() => decodeEvents(bytes)).toThrow(EventDecodeError)
     // A well-formed message of the same steps is read.
     expect(decodeEvents(utf8(JSON.stringify(wire)))).toHaveLength(2)
+  })
+
+  it("writes a step's shared view once, and its events share it again once read", () => {
+    const events = stepEvents(4, 2)
+    expect(events[0]!.view).toBe(events[1]!.view)
+    const bytes = encodeEvents(events)
+    const wire = JSON.parse(new TextDecoder().decode(bytes)) as {
+      views: Array<unknown>
+      events: Array<unknown>
+    }
+    expect(wire.views).toHaveLength(1)
+    expect(wire.events.map((e) => (e as { view: unknown }).view)).toStrictEqual([0, 0])
+    const read = decodeEvents(bytes)
+    expect(read[0]!.view).toBe(read[1]!.view)
+    expect(read).toStrictEqual(withoutUndefined(events))
+    // Two steps in one message (as a republish may send): one view each, each event with its own.
+    const two = [...stepEvents(4, 2), ...stepEvents(5, 2)]
+    const both = JSON.parse(new TextDecoder().decode(encodeEvents(two))) as { views: Array<unknown> }
+    expect(both.views).toHaveLength(2)
+    expect(decodeEvents(encodeEvents(two))).toStrictEqual(withoutUndefined(two))
+  })
+
+  it("still reads version 1 (each event with its view inline), as the version before sent it", () => {
+    fc.assert(
+      fc.property(eventsArb, (events) => {
+        const v1 = utf8(JSON.stringify({ v: 1, events }))
+        expect(decodeEvents(v1)).toStrictEqual(withoutUndefined(events))
+      }),
+      { numRuns: 100 }
+    )
   })
 
   it("refuses to send what receivers would refuse", () => {

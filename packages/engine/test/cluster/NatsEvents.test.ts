@@ -1,14 +1,22 @@
 import { jetstream } from "@nats-io/jetstream"
 import { connect, nanos } from "@nats-io/transport-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from "effect"
+import { Chunk, Context, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from "effect"
 import { encodeEvents } from "../../src/cluster/EventCodec.js"
 import { publishEvents } from "../../src/cluster/EventStream.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
 import { NatsEventsLive } from "../../src/cluster/NatsEvents.js"
-import type { EngineEvent } from "../../src/services/Events.js"
+import { type EngineEvent, Events } from "../../src/services/Events.js"
 import { stepEvents, withoutUndefined } from "./eventFixtures.js"
-import { deleteStream, randomNamespace, servers, startHost, takeUntilMarker, withJsm } from "./natsSupport.js"
+import {
+  CuttableProxy,
+  deleteStream,
+  randomNamespace,
+  servers,
+  startHost,
+  takeUntilMarker,
+  withJsm
+} from "./natsSupport.js"
 
 const namespace = randomNamespace()
 const otherNamespaces: Array<string> = []
@@ -221,6 +229,45 @@ describe("NatsEventsLive", () => {
         ])
       )
     })
+  )
+
+  it.scopedLive(
+    "a host cut off from NATS gets every step it missed once it is back, each once and in order",
+    () =>
+      Effect.gen(function* () {
+        const proxy = yield* Effect.acquireRelease(
+          Effect.promise(() => CuttableProxy.start()),
+          (p) => Effect.promise(() => p.close())
+        )
+        const fresh = randomNamespace()
+        otherNamespaces.push(fresh)
+        const cutOff = yield* Effect.map(
+          Layer.build(NatsEventsLive({ servers: proxy.url, namespace: fresh })),
+          (ctx) => Context.get(ctx, Events)
+        )
+        const other = yield* startHost({ namespace: fresh })
+        const heard = yield* cutOff.subscribe
+        yield* other.events.publish(stepEvents(601, 1))
+        yield* marker(690, 1, fresh)
+        expect(received(yield* takeUntilMarker(heard, 690))).toStrictEqual(expected([[601, 1]]))
+
+        proxy.cut()
+        for (const seq of [2, 3, 4]) yield* other.events.publish(stepEvents(601, seq))
+        yield* other.events.publish(stepEvents(602, 1))
+        yield* Effect.sleep("1 second")
+        proxy.restore()
+        yield* marker(691, 1, fresh)
+        const missed = yield* takeUntilMarker(heard, 691).pipe(Effect.timeout("60 seconds"))
+        expect(received(missed)).toStrictEqual(
+          expected([
+            [601, 2],
+            [601, 3],
+            [601, 4],
+            [602, 1]
+          ])
+        )
+      }),
+    90_000
   )
 
   it.scopedLive("the bus reaches every host on the topic, the sender's own included", () =>

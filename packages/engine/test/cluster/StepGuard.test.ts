@@ -50,23 +50,23 @@ describe("makeStepDelivery", () => {
     Effect.gen(function* () {
       const hub = yield* PubSub.unbounded<ReturnType<typeof stepEvents>[number]>()
       const queue = yield* PubSub.subscribe(hub)
-      const delivery = yield* makeStepDelivery(new StepGuard(60_000), hub)
+      const delivery = makeStepDelivery(new StepGuard(60_000), hub)
       const seen = () => Effect.map(Queue.takeAll(queue), (c) => Chunk.toReadonlyArray(c).map((e) => e.seq))
 
-      yield* delivery.fromOwner(stepEvents(7, 1), 0)
+      delivery.fromOwner(stepEvents(7, 1), 0)
       expect(yield* seen()).toStrictEqual([1]) // at once
       expect(delivery.delivered(7, 1)).toBe(true) // its stream copy is skipped unread
-      yield* delivery.fromStream(stepEvents(7, 1), 0)
+      delivery.fromStream(stepEvents(7, 1), 0)
       expect(yield* seen()).toStrictEqual([])
 
       // Another host owned steps 2 and 3; this host owns the RFQ now and commits 4 before the
       // stream brought them: 4 waits for the stream, behind them.
-      yield* delivery.fromOwner(stepEvents(7, 4), 0)
+      delivery.fromOwner(stepEvents(7, 4), 0)
       expect(yield* seen()).toStrictEqual([])
-      for (const seq of [2, 3, 4]) yield* delivery.fromStream(stepEvents(7, seq), 0)
+      for (const seq of [2, 3, 4]) delivery.fromStream(stepEvents(7, seq), 0)
       expect(yield* seen()).toStrictEqual([2, 2, 3, 3, 4, 4])
-      yield* delivery.fromOwner(stepEvents(7, 5), 0)
-      yield* delivery.fromStream(stepEvents(7, 5), 0)
+      delivery.fromOwner(stepEvents(7, 5), 0)
+      delivery.fromStream(stepEvents(7, 5), 0)
       expect(yield* seen()).toStrictEqual([5, 5])
     })
   )

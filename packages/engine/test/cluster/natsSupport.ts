@@ -54,3 +54,55 @@ export const deleteStream = (namespace: string): Promise<void> =>
   withJsm(async (jsm) => {
     await jsm.streams.delete(natsNames(namespace).stream).catch(() => false)
   })
+
+/**
+ * A TCP proxy in front of the NATS server that can be cut: `cut()` drops every connection through
+ * it and drops each new one at once (NATS unreachable for the clients behind it), `restore()`
+ * forwards again. The server itself, shared with other tests, is never touched.
+ */
+export class CuttableProxy {
+  private cutOff = false
+  private readonly sockets = new Set<import("node:net").Socket>()
+
+  private constructor(
+    private readonly listener: import("node:net").Server,
+    readonly url: string
+  ) {}
+
+  static async start(): Promise<CuttableProxy> {
+    const net = await import("node:net")
+    const target = new URL(servers.split(",")[0]!)
+    let proxy: CuttableProxy | undefined
+    const listener = net.createServer((client) => {
+      if (proxy === undefined || proxy.cutOff) return client.destroy()
+      const server = net.connect(Number(target.port || 4222), target.hostname)
+      for (const socket of [client, server]) {
+        proxy.sockets.add(socket)
+        socket.on("close", () => proxy?.sockets.delete(socket))
+        socket.on("error", () => undefined)
+      }
+      client.pipe(server).on("error", () => undefined)
+      server.pipe(client).on("error", () => undefined)
+      client.on("close", () => server.destroy())
+      server.on("close", () => client.destroy())
+    })
+    await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
+    const { port } = listener.address() as import("node:net").AddressInfo
+    proxy = new CuttableProxy(listener, `nats://127.0.0.1:${port}`)
+    return proxy
+  }
+
+  cut(): void {
+    this.cutOff = true
+    for (const socket of this.sockets) socket.destroy()
+  }
+
+  restore(): void {
+    this.cutOff = false
+  }
+
+  close(): Promise<void> {
+    this.cut()
+    return new Promise((resolve) => this.listener.close(() => resolve()))
+  }
+}
