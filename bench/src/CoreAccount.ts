@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import { readCpu } from "./ProcessCpu.js"
+import { type CpuReading, cpuSpent, readCpu } from "./ProcessCpu.js"
 import { formatNumber } from "./Report.js"
 
 /**
@@ -53,8 +53,8 @@ export interface Reading {
   readonly at: number
   readonly machine: ReturnType<typeof machineMs>
   readonly main: ReturnType<typeof mainThreadMs>
-  readonly host: number | undefined
-  readonly postgres: number | undefined
+  readonly host: CpuReading | undefined
+  readonly postgres: CpuReading | undefined
 }
 
 /** A reading of the machine, the host (`hostPid`, if any) and PostgreSQL, to compare with a later one. */
@@ -88,8 +88,8 @@ const share = (a: number | undefined, b: number | undefined, ms: number) =>
 export const sharesBetween = (first: Reading, last: Reading, hasHost: boolean): CoreShares => {
   const ms = last.at - first.at
   const busy = share(last.machine?.busy, first.machine?.busy, ms)
-  const host = hasHost ? share(last.host, first.host, ms) : 0
-  const postgres = share(last.postgres, first.postgres, ms)
+  const host = hasHost ? share(cpuSpent(first.host, last.host), 0, ms) : 0
+  const postgres = share(cpuSpent(first.postgres, last.postgres), 0, ms)
   return {
     windowMs: ms,
     host: hasHost ? host : undefined,

@@ -44,40 +44,58 @@ const pidsNamed = (name: string): Array<number> => {
 /** What a CPU reading covers: some processes by id, or every process of a command name. */
 export type CpuGroup = { readonly pids: ReadonlyArray<number | undefined> } | { readonly command: string }
 
-/** Each group's CPU time so far, in ms; a group none of whose processes could be read is undefined. */
+/** A group's reading: CPU time so far, in ms, of each of its processes that could be read, by id. */
+export type CpuReading = ReadonlyMap<number, number>
+
+/** Each group's CPU time so far, per process; a group none of whose processes could be read is undefined. */
 export const readCpu = <K extends string>(
   groups: Readonly<Record<K, CpuGroup>>
-): Record<K, number | undefined> => {
-  const out = {} as Record<K, number | undefined>
+): Record<K, CpuReading | undefined> => {
+  const out = {} as Record<K, CpuReading | undefined>
   for (const key of Object.keys(groups) as Array<K>) {
     const group = groups[key]
     const pids = "pids" in group ? group.pids : pidsNamed(group.command)
-    let sum: number | undefined
+    const reading = new Map<number, number>()
     for (const pid of pids) {
       const ms = cpuMsOfPid(pid)
-      if (ms !== undefined) sum = (sum ?? 0) + ms
+      if (pid !== undefined && ms !== undefined) reading.set(pid, ms)
     }
-    out[key] = sum
+    out[key] = reading.size === 0 ? undefined : reading
   }
   return out
 }
 
 /**
- * CPU ms per operation of each group between two readings. A process of a named command that
- * started or ended between them is counted for the part either reading saw (PostgreSQL backends of
- * the measured hosts' pools live for the whole run).
+ * The CPU a group spent between two readings, in ms, process by process: a process in both
+ * readings counts its growth; one that started in between (absent before, or its id reused: less
+ * CPU than before) counts all it has; one that ended in between counts nothing (its last part is
+ * lost, a small undercount). Summing the group before and after instead would take away, from the
+ * others' work, all the CPU of every process that ended meanwhile (a PostgreSQL backend of a pool
+ * just closed), and report too little or nothing.
  */
+export const cpuSpent = (
+  before: CpuReading | undefined,
+  after: CpuReading | undefined
+): number | undefined => {
+  if (before === undefined || after === undefined) return undefined
+  let spent = 0
+  for (const [pid, ms] of after) {
+    const was = before.get(pid)
+    spent += was === undefined || ms < was ? ms : ms - was
+  }
+  return spent
+}
+
+/** CPU ms per operation of each group between two readings (`cpuSpent`). */
 export const cpuPerOperation = <K extends string>(
-  before: Record<K, number | undefined>,
-  after: Record<K, number | undefined>,
+  before: Record<K, CpuReading | undefined>,
+  after: Record<K, CpuReading | undefined>,
   operations: number
 ): Record<K, number | undefined> => {
   const out = {} as Record<K, number | undefined>
   for (const key of Object.keys(after) as Array<K>) {
-    const a = after[key]
-    const b = before[key]
-    out[key] =
-      a === undefined || b === undefined || operations <= 0 ? undefined : Math.max(0, a - b) / operations
+    const spent = cpuSpent(before[key], after[key])
+    out[key] = spent === undefined || operations <= 0 ? undefined : spent / operations
   }
   return out
 }

@@ -62,7 +62,10 @@ describe("where the cores went", () => {
       }, 10)
       const read = await window
       expect(read.windowMs).toBeGreaterThan(250)
-      expect(read.hostMainRan).toBeGreaterThan(0.3)
+      // Spinning, the thread is on a core or waiting for one: together most of the window, however
+      // busy the machine is (a share of the run alone would depend on the other processes).
+      expect(read.hostMainRan).toBeGreaterThan(0)
+      expect(read.hostMainRan! + read.hostMainWaited!).toBeGreaterThan(0.5)
       expect(read.host).toBeGreaterThan(0)
     }
   )

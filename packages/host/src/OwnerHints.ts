@@ -12,7 +12,8 @@ import type { OwnershipService } from "@rfq/engine"
  * moment it answers: a host that forwarded the call says nothing, so the balancer never learns a
  * wrong owner from it. A hint that goes stale (the RFQ's shard moved) costs one forward, never a
  * wrong answer: every host still answers every request. The values are ids the caller already
- * knew or was just given; no host's name or address is in them.
+ * knew or was just given; no host's name or address is in them, and HAProxy removes both headers
+ * before the answer reaches the client.
  */
 export const OWNS_RFQ_HEADER = "x-owns-rfq"
 export const OWNS_QUOTE_HEADER = "x-owns-quote"

@@ -95,15 +95,15 @@ describe("three hosts behind HAProxy: routing to the owner", () => {
       )
     )
 
-  it("the owner says so in X-Owns-Rfq / X-Owns-Quote, a forwarding host never; HAProxy then sends each request about the RFQ to its owner", async () => {
+  it("the owner says so in X-Owns-Rfq / X-Owns-Quote, a forwarding host never; HAProxy then sends each request about the RFQ to its owner, and clients never see the hints", async () => {
     const created = await proxied.api.post("/v1/rfq/0", {
       token: proxied.token("taker"),
       json: rfqBody(proxied, "taker")
     })
     assert.strictEqual(created.status, 200, created.text)
     const rfqId = (created.body as { rfqId: number }).rfqId
-    // A create is owned by the host that takes it (it picks an id of its own shards).
-    assert.strictEqual(created.headers.get("x-owns-rfq"), String(rfqId))
+    // The hints are HAProxy's alone: removed before the answer reaches the client.
+    assert.strictEqual(created.headers.get("x-owns-rfq"), null)
     // Asked directly, exactly one host owns it; the others forward and say nothing.
     const direct = await Promise.all(
       hosts.map((w) => w.api.get(`/v1/rfq/${rfqId}`, { token: w.token("taker") }))
@@ -127,7 +127,7 @@ describe("three hosts behind HAProxy: routing to the owner", () => {
     })
     assert.strictEqual(quoted.status, 200, quoted.text)
     const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
-    assert.strictEqual(quoted.headers.get("x-owns-quote"), String(rfqQuoteId))
+    assert.strictEqual(quoted.headers.get("x-owns-quote"), null)
     const updated = await proxied.api.put("/v1/rfq/quote", {
       token: proxied.token("maker1"),
       json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...legs }
@@ -145,6 +145,54 @@ describe("three hosts behind HAProxy: routing to the owner", () => {
     const delta = after.map((host, i) => host.map((n, k) => n - before[i]![k]!))
     const expected = hosts.map((_, i) => (i === owner ? [6, 1, 1, 1] : [0, 0, 0, 0]))
     assert.deepStrictEqual(delta, expected, `requests answered per host (owner ${owner})`)
+  })
+})
+
+describe("three hosts, host by host: the owner's hints", () => {
+  it("a quote's create and update answered by the owner name the RFQ and the quote; forwarded, nothing", async () => {
+    const [a, b] = hosts as [World, World]
+    // A create is owned by the host that takes it (it picks an id of its own shards).
+    const created = await a.api.post("/v1/rfq/0", { token: a.token("taker"), json: rfqBody(a, "taker") })
+    assert.strictEqual(created.status, 200, created.text)
+    const rfqId = (created.body as { rfqId: number }).rfqId
+    assert.strictEqual(created.headers.get("x-owns-rfq"), String(rfqId))
+    const legs = await markQuote(a, rfqId)
+    const quote = (w: World) =>
+      w.api.post("/v1/rfq/quote", {
+        token: w.token("maker1"),
+        json: { rfqId, direction: "sell", amount: 100, settlementOption: "DBT", ...legs }
+      })
+    const here = await quote(a)
+    assert.strictEqual(here.status, 200, here.text)
+    const rfqQuoteId = (here.body as { rfqQuoteId: number }).rfqQuoteId
+    assert.deepStrictEqual(
+      [here.headers.get("x-owns-rfq"), here.headers.get("x-owns-quote")],
+      [String(rfqId), String(rfqQuoteId)]
+    )
+    const update = (w: World) =>
+      w.api.put("/v1/rfq/quote", {
+        token: w.token("maker1"),
+        json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...legs }
+      })
+    const forwarded = await update(b)
+    assert.strictEqual(forwarded.status, 200, forwarded.text)
+    assert.deepStrictEqual(
+      [forwarded.headers.get("x-owns-rfq"), forwarded.headers.get("x-owns-quote")],
+      [null, null]
+    )
+    const atOwner = await update(a)
+    assert.strictEqual(atOwner.status, 200, atOwner.text)
+    assert.deepStrictEqual(
+      [atOwner.headers.get("x-owns-rfq"), atOwner.headers.get("x-owns-quote")],
+      [String(rfqId), String(rfqQuoteId)]
+    )
+    // A refusal names nothing, even at the owner.
+    const refused = await a.api.put("/v1/rfq/quote", {
+      token: a.token("maker1"),
+      json: { rfqQuoteId, amount: -1, settlementOption: "DBT", ...legs }
+    })
+    assert.strictEqual(refused.status, 400, refused.text)
+    assert.strictEqual(refused.headers.get("x-owns-rfq"), null)
   })
 })
 
