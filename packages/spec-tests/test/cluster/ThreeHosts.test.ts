@@ -12,6 +12,9 @@ import { register } from "../support/register.js"
  * first the portable black-box scenarios through HAProxy (round robin, except that a request about
  * an RFQ whose owner HAProxy has learned goes to that owner: docs/deploy.md), then the routing to
  * the owner itself, then checks that choose the host of each request (every forward between hosts).
+ *
+ * Over 300 lines on purpose: every check here shares one cluster of three hosts and HAProxy, whose
+ * start is the slowest set-up of the suite.
  */
 
 const START_MS = 240_000
