@@ -48,14 +48,16 @@ const restInput = (op: Operation, request: RouteRequest): RawInput =>
       ? () => Either.right(request.params)
       : () => Either.map(parseJsonBody(request.body), (body) => ({ ...body, ...request.params }))
 
-/** The input, and what it read kept for the owner's hints (`OwnerHints.ts`) when there are any. */
-const keptInput =
-  (input: RawInput, kept: { raw?: unknown }): RawInput =>
-  () => {
+/** A request's raw input; with `kept` (a host giving hints), what it read is kept there too. */
+const inputOf = (op: Operation, request: RouteRequest, kept: { raw?: unknown } | undefined): RawInput => {
+  const input = restInput(op, request)
+  if (kept === undefined) return input
+  return () => {
     const read = input()
     if (Either.isRight(read)) kept.raw = read.right
     return read
   }
+}
 
 /** A successful answer, with the owner's hints when the host gives any. */
 const answered = (body: unknown, hints: OwnerHints | undefined, raw: unknown): RouteResponse => {
@@ -119,14 +121,12 @@ export const restRoutes = <C extends Caller>(
             // The rate limit's `around` found the caller in the same caches a moment ago.
             const caller = (known as C | undefined) ?? knownCaller(request.headers.authorization, now())
             if (caller === undefined) return undefined
-            const kept: { raw?: unknown } = {}
-            const input =
-              hints === undefined ? restInput(op, request) : keptInput(restInput(op, request), kept)
-            const answer = runOperationNow(op, engine, caller, input, decode)
+            const kept: { raw?: unknown } | undefined = hints === undefined ? undefined : {}
+            const answer = runOperationNow(op, engine, caller, inputOf(op, request, kept), decode)
             return answer === undefined
               ? undefined
               : Either.isRight(answer)
-                ? answered(answer.right, hints, kept.raw)
+                ? answered(answer.right, hints, kept?.raw)
                 : errorResponse(answer.left)
           }
     return route(
@@ -134,16 +134,9 @@ export const restRoutes = <C extends Caller>(
       op.path,
       (request) =>
         Effect.flatMap(auth.authenticate(request.headers.authorization), (caller) => {
-          if (hints === undefined) {
-            return Effect.map(
-              runOperation(op, engine, caller, restInput(op, request)),
-              (body): RouteResponse => ({ status: 200, body })
-            )
-          }
-          const kept: { raw?: unknown } = {}
-          return Effect.map(
-            runOperation(op, engine, caller, keptInput(restInput(op, request), kept)),
-            (body) => answered(body, hints, kept.raw)
+          const kept: { raw?: unknown } | undefined = hints === undefined ? undefined : {}
+          return Effect.map(runOperation(op, engine, caller, inputOf(op, request, kept)), (body) =>
+            answered(body, hints, kept?.raw)
           )
         }),
       answerNow

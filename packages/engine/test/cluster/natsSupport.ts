@@ -1,3 +1,4 @@
+import * as net from "node:net"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { Context, Effect, Layer, Queue, type Scope } from "effect"
@@ -62,15 +63,14 @@ export const deleteStream = (namespace: string): Promise<void> =>
  */
 export class CuttableProxy {
   private cutOff = false
-  private readonly sockets = new Set<import("node:net").Socket>()
+  private readonly sockets = new Set<net.Socket>()
 
   private constructor(
-    private readonly listener: import("node:net").Server,
+    private readonly listener: net.Server,
     readonly url: string
   ) {}
 
   static async start(): Promise<CuttableProxy> {
-    const net = await import("node:net")
     const target = new URL(servers.split(",")[0]!)
     let proxy: CuttableProxy | undefined
     const listener = net.createServer((client) => {
@@ -87,7 +87,7 @@ export class CuttableProxy {
       server.on("close", () => client.destroy())
     })
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
-    const { port } = listener.address() as import("node:net").AddressInfo
+    const { port } = listener.address() as net.AddressInfo
     proxy = new CuttableProxy(listener, `nats://127.0.0.1:${port}`)
     return proxy
   }
