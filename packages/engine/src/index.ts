@@ -14,6 +14,12 @@ export { ActiveQuotes, type ActiveQuote, type ActiveQuotesService } from "./engi
 export { Recovery, type RecoveryService } from "./engine/Recovery.js"
 export * from "./auth/Roles.js"
 export * from "./services/Events.js"
+export {
+  AudienceIndex,
+  audienceOf,
+  type EventAudience,
+  type EventInterest
+} from "./services/EventAudience.js"
 export { Mmp, type MmpService } from "./mmp/Mmp.js"
 export { MmpNotices, type MmpNotice, type MmpNoticesService } from "./mmp/MmpNotices.js"
 export { MmpStore, type MmpStoreService } from "./mmp/MmpStore.js"

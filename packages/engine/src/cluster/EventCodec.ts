@@ -1,4 +1,5 @@
 import { BigDecimal } from "effect"
+import type { EventAudience } from "../services/EventAudience.js"
 import type { EngineEvent } from "../services/Events.js"
 
 /**
@@ -178,4 +179,43 @@ export const decodeEvents = (bytes: Uint8Array): ReadonlyArray<EngineEvent> => {
   const events = eventsOfEnvelope(parsed)
   if (typeof events === "string") throw new EventDecodeError(events)
   return events
+}
+
+/**
+ * The message header naming a step's audience (`services/EventAudience.ts`): a host none of whose
+ * subscribers wants it leaves the message unread. A message without it (or with one that cannot be
+ * read) is decoded as before, so hosts of the version before still interoperate.
+ */
+export const AUDIENCE_HEADER = "Rfq-Audience"
+
+/**
+ * The header value of `audience`: JSON `{"d":[taker desk ids],"m":[maker ids],"t":trade}` on one
+ * line of printable ASCII (JSON escapes control characters; everything above `~` is written as
+ * `\uXXXX`), whatever a maker id holds.
+ */
+export const encodeAudience = (audience: EventAudience): string =>
+  JSON.stringify({ d: audience.takerDeskIds, m: audience.makerIds, t: audience.trade }).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
+
+const isStringList = (value: unknown): value is ReadonlyArray<string> =>
+  Array.isArray(value) && value.every((item) => typeof item === "string")
+const isIntList = (value: unknown): value is ReadonlyArray<number> =>
+  Array.isArray(value) && value.every(isInt)
+
+/** The audience a message's header names, or undefined (no header, or not one `encodeAudience` writes). */
+export const audienceOfMessage = (header: string | undefined): EventAudience | undefined => {
+  if (header === undefined || header === "") return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(header)
+  } catch {
+    return undefined
+  }
+  if (!isObject(parsed)) return undefined
+  const { d, m, t } = parsed
+  return isIntList(d) && isStringList(m) && typeof t === "boolean"
+    ? { takerDeskIds: d, makerIds: m, trade: t }
+    : undefined
 }

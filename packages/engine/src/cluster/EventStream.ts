@@ -7,10 +7,11 @@ import {
   type StreamInfo,
   StorageType
 } from "@nats-io/jetstream"
-import { errors, type NatsConnection, nanos } from "@nats-io/transport-node"
+import { errors, headers, type MsgHdrs, type NatsConnection, nanos } from "@nats-io/transport-node"
 import { Duration, Effect, Schedule } from "effect"
+import { audienceOf } from "../services/EventAudience.js"
 import type { EngineEvent } from "../services/Events.js"
-import { encodeEvents } from "./EventCodec.js"
+import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "./EventCodec.js"
 import { messageOf, type NatsNames, NatsUnavailable } from "./NatsConnection.js"
 
 /** How long the stream keeps events, and over which window it drops a repeated message id. */
@@ -96,7 +97,8 @@ const retrySchedule = Schedule.exponential("50 millis").pipe(
 )
 
 /**
- * Publishes `events` to the stream, one message per step on the RFQ's subject, one after the other
+ * Publishes `events` to the stream, one message per step on the RFQ's subject with the step's
+ * audience in a header (`EventCodec.ts#AUDIENCE_HEADER`), one after the other
  * (so a caller that publishes each RFQ's steps in order gets them stored in that order). Each
  * waits for JetStream's acknowledgement; while NATS does not answer it tries again for up to
  * `deadline`, then logs and gives up: the step is committed in the database already, and
@@ -108,13 +110,18 @@ const retrySchedule = Schedule.exponential("50 millis").pipe(
  */
 export const publishEvents = (js: JetStreamClient, names: NatsNames, deadline: Duration.DurationInput) => {
   const deadlineMs = Duration.toMillis(Duration.decode(deadline))
-  const attempt = (subject: string, data: Uint8Array, id: string) =>
+  const attempt = (subject: string, data: Uint8Array, id: string, hdrs: MsgHdrs) =>
     Effect.tryPromise({
-      try: () => js.publish(subject, data, { msgID: id, timeout: Math.min(ATTEMPT_TIMEOUT_MS, deadlineMs) }),
+      try: () =>
+        js.publish(subject, data, {
+          msgID: id,
+          headers: hdrs,
+          timeout: Math.min(ATTEMPT_TIMEOUT_MS, deadlineMs)
+        }),
       catch: (e) => e
     })
-  const retried = (subject: string, data: Uint8Array, id: string, leftMs: number) =>
-    attempt(subject, data, id).pipe(
+  const retried = (subject: string, data: Uint8Array, id: string, hdrs: MsgHdrs, leftMs: number) =>
+    attempt(subject, data, id, hdrs).pipe(
       Effect.retry({ schedule: retrySchedule, while: (e) => !isFinal(e) }),
       Effect.timeoutFail({
         duration: Duration.millis(Math.max(0, leftMs)),
@@ -127,16 +134,18 @@ export const publishEvents = (js: JetStreamClient, names: NatsNames, deadline: D
       const subject = names.eventSubject(step.rfqId)
       const startedAt = Date.now()
       let data: Uint8Array
+      const hdrs = headers()
       try {
         data = encodeEvents(step.events)
+        hdrs.set(AUDIENCE_HEADER, encodeAudience(audienceOf(step.events)))
       } catch (e) {
         return notPublished(names, id, e)
       }
-      return attempt(subject, data, id).pipe(
+      return attempt(subject, data, id, hdrs).pipe(
         Effect.catchAll((first) =>
           isFinal(first)
             ? Effect.fail(first)
-            : retried(subject, data, id, deadlineMs - (Date.now() - startedAt))
+            : retried(subject, data, id, hdrs, deadlineMs - (Date.now() - startedAt))
         ),
         Effect.asVoid,
         Effect.catchAll((e) => notPublished(names, id, e))

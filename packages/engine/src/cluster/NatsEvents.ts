@@ -1,5 +1,6 @@
 import { jetstream } from "@nats-io/jetstream"
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
+import { EventInterests } from "../services/EventInterests.js"
 import { Events, type EngineEvent, type EventsService } from "../services/Events.js"
 import { ClusterBus, makeClusterBus } from "./ClusterBus.js"
 import { ensureStream, publishEvents } from "./EventStream.js"
@@ -34,6 +35,8 @@ export interface NatsEventsOptions {
  *   last one they had (nearly always); its copy from the stream is then skipped unread. A step
  *   that does not (the stream has not yet brought an earlier one, as after a take-over) comes
  *   from the stream like any other, so each RFQ's steps still arrive once and in order.
+ * - A step none of this host's subscribers wants (`EventsService.subscribeFor`, by the step's
+ *   audience, which its message carries in a header) is marked delivered and left unread.
  * - `ClusterBus` on the same connection (`ClusterBus.ts`).
  *
  * The connection, consumer and subscriptions close with the layer's scope. NATS unreachable at
@@ -61,7 +64,8 @@ export const NatsEventsLive = (
       // Created on the server before the layer is ready: every message stored from here on reaches this host.
       const firstSeq = info.state.last_seq + 1
       const first = yield* openConsumer(js, names, firstSeq)
-      const delivery = makeStepDelivery(new StepGuard(limits.maxAgeMs), hub)
+      const interests = new EventInterests()
+      const delivery = makeStepDelivery(new StepGuard(limits.maxAgeMs), hub, interests)
       yield* Effect.forkScoped(followStream({ js, ensure, names, first, firstSeq, delivery }))
 
       const toStream = publishEvents(js, names, options.publishDeadlineMs ?? 5_000)
@@ -73,7 +77,8 @@ export const NatsEventsLive = (
                 Effect.map((now) => delivery.fromOwner(stepEvents, now)),
                 Effect.zipRight(toStream(stepEvents))
               ),
-        subscribe: PubSub.subscribe(hub)
+        subscribe: Effect.zipRight(interests.register(undefined), PubSub.subscribe(hub)),
+        subscribeFor: (interest) => Effect.zipRight(interests.register(interest), PubSub.subscribe(hub))
       }
       return Context.make(Events, events).pipe(Context.add(ClusterBus, makeClusterBus(nc, names)))
     })

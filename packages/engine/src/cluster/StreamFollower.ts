@@ -1,7 +1,9 @@
 import type { Consumer, JetStreamClient, JsMsg, StreamInfo } from "@nats-io/jetstream"
 import { Effect, type PubSub, Runtime, Schedule } from "effect"
+import type { EventAudience } from "../services/EventAudience.js"
+import type { EventInterests } from "../services/EventInterests.js"
 import type { EngineEvent } from "../services/Events.js"
-import { decodeEvents } from "./EventCodec.js"
+import { AUDIENCE_HEADER, audienceOfMessage, decodeEvents } from "./EventCodec.js"
 import { messageOf, type NatsNames, NatsUnavailable } from "./NatsConnection.js"
 
 /**
@@ -35,6 +37,15 @@ export class StepGuard {
     return this.take(events, now, true)
   }
 
+  /**
+   * Marks step `seq` of RFQ `rfqId` delivered without its events, by `admit`'s rule: a step no
+   * subscriber here wants is left unread, and the RFQ's next step then still directly follows it.
+   */
+  pass(rfqId: number, seq: number, now: number): void {
+    this.sweep(now)
+    this.markIfDue(rfqId, seq, now, false)
+  }
+
   /** Whether step `seq` of RFQ `rfqId` was delivered (or a later one was). */
   delivered(rfqId: number, seq: number): boolean {
     const last = this.last.get(rfqId)
@@ -60,20 +71,25 @@ export class StepGuard {
       const key = `${rfqId}:${event.seq}`
       if (refused.has(key)) continue
       if (!admitted.has(key)) {
-        const last = this.last.get(rfqId)
-        const due = nextOnly
-          ? event.seq === (last === undefined ? 1 : last.seq + 1)
-          : last === undefined || event.seq > last.seq
-        if (!due) {
+        if (!this.markIfDue(rfqId, event.seq, now, nextOnly)) {
           refused.add(key)
           continue
         }
-        this.last.set(rfqId, { seq: event.seq, at: now })
         admitted.add(key)
       }
       out.push(event)
     }
     return out
+  }
+
+  /** Marks step `seq` of RFQ `rfqId` delivered if it is due (`admit`'s rule, or `admitNext`'s); answers whether it was. */
+  private markIfDue(rfqId: number, seq: number, now: number, nextOnly: boolean): boolean {
+    const last = this.last.get(rfqId)
+    const due = nextOnly
+      ? seq === (last === undefined ? 1 : last.seq + 1)
+      : last === undefined || seq > last.seq
+    if (due) this.last.set(rfqId, { seq, at: now })
+    return due
   }
 
   private sweep(now: number): void {
@@ -91,6 +107,9 @@ export class StepGuard {
  * through, and each RFQ's steps reach subscribers once and in order, whichever side brought each.
  * Synchronous, so the stream's messages are handled in the NATS client's own callback, with no
  * fiber, promise or lock per message (every host reads every step of every RFQ).
+ *
+ * A step no subscriber here wants (`interests`, by the step's audience) is marked delivered and not
+ * offered; from the stream, when its message names its audience, it is not even decoded (`passUnwanted`).
  */
 export interface StepDelivery {
   /** A stream message's events: the steps not delivered yet. */
@@ -99,17 +118,36 @@ export interface StepDelivery {
   readonly fromOwner: (events: ReadonlyArray<EngineEvent>, now: number) => void
   /** Whether the step was delivered already (its message need not be read). */
   readonly delivered: (rfqId: number, seq: number) => boolean
+  /**
+   * For a stream message not read yet whose step has `audience`: when no subscriber here wants it,
+   * marks the step delivered and answers true (the message need not be read); else false.
+   */
+  readonly passUnwanted: (
+    step: { readonly rfqId: number; readonly seq: number },
+    audience: EventAudience,
+    now: number
+  ) => boolean
 }
 
-export const makeStepDelivery = (guard: StepGuard, hub: PubSub.PubSub<EngineEvent>): StepDelivery => {
+export const makeStepDelivery = (
+  guard: StepGuard,
+  hub: PubSub.PubSub<EngineEvent>,
+  interests: EventInterests
+): StepDelivery => {
   // A shut-down hub (the host stopping) takes nothing, and nothing is left to tell.
   const offer = (admitted: ReadonlyArray<EngineEvent>) => {
+    if (admitted.length === 0 || !interests.wantsEvents(admitted)) return
     for (const event of admitted) hub.unsafeOffer(event)
   }
   return {
     fromStream: (events, now) => offer(guard.admit(events, now)),
     fromOwner: (events, now) => offer(guard.admitNext(events, now)),
-    delivered: (rfqId, seq) => guard.delivered(rfqId, seq)
+    delivered: (rfqId, seq) => guard.delivered(rfqId, seq),
+    passUnwanted: (step, audience, now) => {
+      if (interests.wants(audience)) return false
+      guard.pass(step.rfqId, step.seq, now)
+      return true
+    }
   }
 }
 
@@ -140,7 +178,8 @@ export const openConsumer = (
  * Feeds `delivery` from the stream, starting with `first` (opened at start): each message decoded,
  * in stream order (which is each RFQ's order), in the client's callback as it arrives. A message
  * whose step was delivered already (by this host as its owner, or a repeat) is skipped unread, by
- * its message id; one that cannot be decoded is logged and skipped.
+ * its message id, and so is one whose audience header names nobody a subscriber here wants; one
+ * that cannot be decoded is logged and skipped.
  * The client's ordered consumer recreates itself after gaps and reconnections; when it stops anyway
  * (its consumer or the stream gone), the stream is set up again and a new consumer opened after the
  * last message seen. Runs until interrupted.
@@ -164,7 +203,12 @@ export const followStream = (options: {
     const deliver = (msg: JsMsg): void => {
       lastSeen = msg.seq
       const step = stepOfMessage(msg)
-      if (step !== undefined && delivery.delivered(step.rfqId, step.seq)) return
+      if (step !== undefined) {
+        if (delivery.delivered(step.rfqId, step.seq)) return
+        const audience = audienceOfMessage(msg.headers?.get(AUDIENCE_HEADER))
+        if (audience !== undefined && delivery.passUnwanted(step, audience, clock.unsafeCurrentTimeMillis()))
+          return
+      }
       let events: ReadonlyArray<EngineEvent>
       try {
         events = decodeEvents(msg.data)

@@ -19,6 +19,13 @@ export const canSee = (rfq: RfqRecord, caller: Caller): boolean =>
 export const isInvited = (rfq: RfqRecord, makerId: string | undefined): boolean =>
   makerId !== undefined && rfq.settlementOptions.some((o) => rfq.makers[o]?.includes(makerId) === true)
 
+/** The maker ids `isInvited` says yes to, each once. */
+export const invitedMakerIds = (rfq: RfqRecord): ReadonlyArray<string> => {
+  const ids = new Set<string>()
+  for (const option of rfq.settlementOptions) for (const id of rfq.makers[option] ?? []) ids.add(id)
+  return [...ids]
+}
+
 export const isTaker = (rfq: RfqRecord, caller: Caller): boolean => caller.deskId === rfq.takerDeskId
 
 /** An invited maker that is not the RFQ's taker (the RFQs a caller may quote on). */

@@ -3,6 +3,8 @@ import type { Caller, QuoteRecord } from "../rfq/RfqRecord.js"
 import { type Json, type RfqView, renderMakerQuote, renderRfq, renderTakerQuote } from "../rfq/RfqView.js"
 import { renderPublicTrade } from "../rfq/TradeTapeView.js"
 import { canSee, isInvitedMaker, isOwnQuote, isTaker } from "../rfq/Visibility.js"
+import type { EventInterest } from "./EventAudience.js"
+import { EventInterests } from "./EventInterests.js"
 
 /**
  * Engine events, published after the change they describe is committed, in commit order per RFQ
@@ -46,6 +48,7 @@ export type Channel =
  * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there
  * (who sees what is `rfq/Visibility.ts`): `rfq.maker` RFQs the caller may quote on, `rfq.taker` its
  * own RFQs, `rfq_quote.maker` the quotes it created, `rfq_quote.taker` the quotes received on its RFQs.
+ * Whoever it answers something for is in the events' audience (`EventAudience.ts#audienceOf`).
  */
 export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller): Json | undefined => {
   const { rfq } = event.view
@@ -85,20 +88,34 @@ export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller
 
 export interface EventsService {
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
-  /** A subscription that lives as long as the scope. */
+  /** A subscription to every event, that lives as long as the scope. */
   readonly subscribe: Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
+  /**
+   * A subscription that lives as long as the scope, for a subscriber that delivers only to the
+   * listeners `interest` stands for: events whose audience (`EventAudience.ts`) it does not want
+   * may be left out, and are when no other subscriber wants them (nor are they, on a host among
+   * several, read from the stream). It may still get events it does not want.
+   */
+  readonly subscribeFor: (
+    interest: EventInterest
+  ) => Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
 }
 
 export class Events extends Context.Tag("rfq/Events")<Events, EventsService>() {}
 
+/** One host's events: in memory, offered to the subscriptions only when one of them may want them. */
 export const EventsLive = Layer.effect(
   Events,
   Effect.gen(function* () {
     const hub = yield* PubSub.unbounded<EngineEvent>()
+    const interests = new EventInterests()
     return {
       publish: (events) =>
-        events.length === 0 ? Effect.void : PubSub.publishAll(hub, events).pipe(Effect.asVoid),
-      subscribe: PubSub.subscribe(hub)
+        Effect.suspend(() =>
+          interests.wantsEvents(events) ? PubSub.publishAll(hub, events).pipe(Effect.asVoid) : Effect.void
+        ),
+      subscribe: Effect.zipRight(interests.register(undefined), PubSub.subscribe(hub)),
+      subscribeFor: (interest) => Effect.zipRight(interests.register(interest), PubSub.subscribe(hub))
     }
   })
 )

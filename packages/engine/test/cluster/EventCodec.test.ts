@@ -1,7 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { BigDecimal } from "effect"
 import * as fc from "fast-check"
-import { decodeEvents, EventDecodeError, encodeEvents } from "../../src/cluster/EventCodec.js"
+import { headers, MsgHdrsImpl } from "@nats-io/transport-node"
+import {
+  AUDIENCE_HEADER,
+  audienceOfMessage,
+  decodeEvents,
+  EventDecodeError,
+  encodeAudience,
+  encodeEvents
+} from "../../src/cluster/EventCodec.js"
 import type { EngineEvent } from "../../src/services/Events.js"
 import { eventsArb, stepEvents, withoutUndefined } from "./eventFixtures.js"
 
@@ -165,5 +173,52 @@ describe("EventCodec", () => {
     const [, quoteEvent] = stepEvents(4, 2)
     const broken = { ...quoteEvent!, seq: 0 } as EngineEvent
     expect(() => encodeEvents([broken])).toThrow(EventDecodeError)
+  })
+
+  it("writes an audience as one header line of printable ASCII, read back exactly, whatever maker ids hold", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 2 ** 31 }), { maxLength: 3 }),
+        fc.array(
+          fc.oneof(
+            fc.string(),
+            fc.string({ unit: "binary" }),
+            fc.constantFrom("a\r\nb: c", '"},{"t":true', "\u0000")
+          ),
+          {
+            maxLength: 4
+          }
+        ),
+        fc.boolean(),
+        (takerDeskIds, makerIds, trade) => {
+          const audience = { takerDeskIds, makerIds, trade }
+          const value = encodeAudience(audience)
+          expect(value).toMatch(/^[\x20-\x7e]+$/)
+          // Through NATS's own header encoding and decoding, as a message carries it.
+          const hdrs = headers()
+          hdrs.set(AUDIENCE_HEADER, value)
+          const back = MsgHdrsImpl.decode((hdrs as MsgHdrsImpl).encode()).get(AUDIENCE_HEADER)
+          expect(audienceOfMessage(back)).toStrictEqual(audience)
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("reads no audience from a header that is missing or not one it writes (the message is then decoded)", () => {
+    for (const header of [
+      undefined,
+      "",
+      "not json",
+      "[]",
+      "null",
+      '{"d":[1],"m":["x"]}',
+      '{"d":[1.5],"m":[],"t":false}',
+      '{"d":["1"],"m":[],"t":false}',
+      '{"d":[1],"m":[2],"t":false}',
+      '{"d":[1],"m":[],"t":"yes"}',
+      '{"d":{},"m":[],"t":true}'
+    ])
+      expect(audienceOfMessage(header)).toBeUndefined()
   })
 })

@@ -1,13 +1,14 @@
 import { jetstream } from "@nats-io/jetstream"
-import { connect, nanos } from "@nats-io/transport-node"
+import { connect, headers, nanos } from "@nats-io/transport-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Chunk, Context, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from "effect"
-import { encodeEvents } from "../../src/cluster/EventCodec.js"
+import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "../../src/cluster/EventCodec.js"
 import { publishEvents } from "../../src/cluster/EventStream.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
 import { NatsEventsLive } from "../../src/cluster/NatsEvents.js"
+import type { EventAudience } from "../../src/services/EventAudience.js"
 import { type EngineEvent, Events } from "../../src/services/Events.js"
-import { stepEvents, withoutUndefined } from "./eventFixtures.js"
+import { stepEvents, stepEventsOf, withoutUndefined } from "./eventFixtures.js"
 import {
   CuttableProxy,
   deleteStream,
@@ -67,13 +68,16 @@ const storeSteps = (ns: string, steps: ReadonlyArray<readonly [rfqId: number, se
     )
   )
 
-/** Stores `text` as a message of RFQ `rfqId` under message id `id`. */
-const storeRaw = (ns: string, rfqId: number, id: string, text: string) =>
+/** Stores `text` as a message of RFQ `rfqId` under message id `id` (naming `audience` in its header, if given). */
+const storeRaw = (ns: string, rfqId: number, id: string, text: string, audience?: EventAudience) =>
   Effect.promise(async () => {
     const nc = await connect({ servers })
     try {
+      const hdrs = headers()
+      if (audience !== undefined) hdrs.set(AUDIENCE_HEADER, encodeAudience(audience))
       await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), new TextEncoder().encode(text), {
-        msgID: id
+        msgID: id,
+        headers: hdrs
       })
     } finally {
       await nc.close()
@@ -194,6 +198,69 @@ describe("NatsEventsLive", () => {
       const skipped = logged.filter((line) => line.includes("skipped"))
       expect(skipped).toHaveLength(2) // 902:1 on each host; 901:1 was not even read
       for (const line of skipped) expect(line).toMatch(/message \d+ skipped: not UTF-8 JSON/)
+    })
+  )
+
+  it.scopedLive("a host reads only the steps its subscribers may want, and leaves the others unread", () =>
+    Effect.gen(function* () {
+      const logged: Array<string> = []
+      const capture = Logger.replace(
+        Logger.defaultLogger,
+        Logger.make(({ message }) => {
+          logged.push(String(message))
+        })
+      )
+      const fresh = randomNamespace()
+      otherNamespaces.push(fresh)
+      const [a, b] = [
+        yield* startHost({ namespace: fresh }).pipe(Effect.provide(capture)),
+        yield* startHost({ namespace: fresh }).pipe(Effect.provide(capture))
+      ]
+      // Each host's one subscriber listens for one taker desk's RFQs (as a host's sessions would).
+      const forDesk = (deskId: number) => (audience: EventAudience) => audience.takerDeskIds.includes(deskId)
+      const [onA, onB] = [yield* a.events.subscribeFor(forDesk(1)), yield* b.events.subscribeFor(forDesk(2))]
+      const ofDesk = (deskId: number, rfqId: number, seq: number) =>
+        stepEventsOf(rfqId, seq, deskId, [`maker-of-${deskId}`])
+      // Both hosts publish steps of both desks' RFQs.
+      for (const seq of [1, 2]) {
+        yield* a.events.publish(ofDesk(1, 311, seq))
+        yield* a.events.publish(ofDesk(2, 312, seq))
+        yield* b.events.publish(ofDesk(1, 313, seq))
+        yield* b.events.publish(ofDesk(2, 314, seq))
+      }
+      // Bytes no host could read, each naming one desk in its header: only that desk's host reads them.
+      yield* storeRaw(fresh, 315, "315:1", "not an event message", {
+        takerDeskIds: [1],
+        makerIds: [],
+        trade: false
+      })
+      yield* storeRaw(fresh, 316, "316:1", "not an event message", {
+        takerDeskIds: [2],
+        makerIds: [],
+        trade: false
+      })
+      const end = (deskId: number) =>
+        Effect.promise(async () => {
+          const nc = await connect({ servers })
+          try {
+            await jetstream(nc).publish(
+              natsNames(fresh).eventSubject(390 + deskId),
+              encodeEvents(ofDesk(deskId, 390 + deskId, 1))
+            )
+          } finally {
+            await nc.close()
+          }
+        })
+      yield* end(1)
+      yield* end(2)
+      // Only the order within each RFQ is kept across hosts.
+      const stepsOf = (events: ReadonlyArray<EngineEvent>) =>
+        [...new Set(events.map((e) => `${e.view.rfq.id}:${e.seq}`))].sort()
+      expect(stepsOf(yield* takeUntilMarker(onA, 391))).toStrictEqual(["311:1", "311:2", "313:1", "313:2"])
+      expect(stepsOf(yield* takeUntilMarker(onB, 392))).toStrictEqual(["312:1", "312:2", "314:1", "314:2"])
+      // Each unreadable message was read by one host only: the other left it unread, unlogged.
+      const skipped = logged.filter((line) => /message \d+ skipped/.test(line))
+      expect(skipped).toHaveLength(2)
     })
   )
 

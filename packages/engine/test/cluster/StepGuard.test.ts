@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, PubSub, Queue } from "effect"
+import { Chunk, Effect, Exit, PubSub, Queue, Scope } from "effect"
 import { makeStepDelivery, StepGuard } from "../../src/cluster/StreamFollower.js"
-import { stepEvents } from "./eventFixtures.js"
+import { audienceOf, type EventAudience } from "../../src/services/EventAudience.js"
+import { EventInterests } from "../../src/services/EventInterests.js"
+import type { EngineEvent } from "../../src/services/Events.js"
+import { stepEvents, stepEventsOf as stepOf } from "./eventFixtures.js"
 
 describe("StepGuard", () => {
   it("admits each RFQ's steps once, in rising seq, whatever else arrives", () => {
@@ -43,6 +46,18 @@ describe("StepGuard", () => {
       ...stepEvents(1, 7)
     ])
   })
+
+  it("marks a step passed unread by admit's rule: the RFQ's next step then follows it", () => {
+    const guard = new StepGuard(60_000)
+    guard.pass(1, 1, 0)
+    expect(guard.delivered(1, 1)).toBe(true)
+    expect(guard.admitNext(stepEvents(1, 2), 0)).toStrictEqual(stepEvents(1, 2))
+    guard.pass(1, 1, 0) // an older step changes nothing
+    expect(guard.admitNext(stepEvents(1, 3), 0)).toStrictEqual(stepEvents(1, 3))
+    guard.pass(1, 5, 0) // a later one moves the RFQ on, as admit would
+    expect(guard.admit(stepEvents(1, 4), 0)).toStrictEqual([])
+    expect(guard.admitNext(stepEvents(1, 6), 0)).toStrictEqual(stepEvents(1, 6))
+  })
 })
 
 describe("makeStepDelivery", () => {
@@ -50,7 +65,9 @@ describe("makeStepDelivery", () => {
     Effect.gen(function* () {
       const hub = yield* PubSub.unbounded<ReturnType<typeof stepEvents>[number]>()
       const queue = yield* PubSub.subscribe(hub)
-      const delivery = makeStepDelivery(new StepGuard(60_000), hub)
+      const interests = new EventInterests()
+      yield* interests.register(undefined)
+      const delivery = makeStepDelivery(new StepGuard(60_000), hub, interests)
       const seen = () => Effect.map(Queue.takeAll(queue), (c) => Chunk.toReadonlyArray(c).map((e) => e.seq))
 
       delivery.fromOwner(stepEvents(7, 1), 0)
@@ -69,5 +86,54 @@ describe("makeStepDelivery", () => {
       delivery.fromStream(stepEvents(7, 5), 0)
       expect(yield* seen()).toStrictEqual([5, 5])
     })
+  )
+
+  it.scoped(
+    "offers only what a subscriber wants, marks the rest delivered, and follows on when one does",
+    () =>
+      Effect.gen(function* () {
+        const hub = yield* PubSub.unbounded<EngineEvent>()
+        const queue = yield* PubSub.subscribe(hub)
+        const interests = new EventInterests()
+        const desks = new Set<number>()
+        // A subscriber that listens for the RFQs of taker desks in `desks` (a scope of its own, closed below).
+        const wants = (audience: EventAudience) => audience.takerDeskIds.some((d) => desks.has(d))
+        const subscriberScope = yield* Scope.make()
+        yield* interests.register(wants).pipe(Scope.extend(subscriberScope))
+        const delivery = makeStepDelivery(new StepGuard(60_000), hub, interests)
+        const seen = () =>
+          Effect.map(Queue.takeAll(queue), (c) =>
+            Chunk.toReadonlyArray(c).map((e) => `${e.view.rfq.id}:${e.seq}`)
+          )
+
+        // Nobody listens for desk 9: its steps are marked, not offered, from the owner or the stream.
+        delivery.fromOwner(stepOf(20, 1, 9, ["maker-x"]), 0)
+        expect(yield* seen()).toStrictEqual([])
+        expect(delivery.delivered(20, 1)).toBe(true)
+        const step2 = stepOf(20, 2, 9, ["maker-x"])
+        expect(delivery.passUnwanted({ rfqId: 20, seq: 2 }, audienceOf(step2), 0)).toBe(true)
+        expect(delivery.delivered(20, 2)).toBe(true)
+
+        // A listener for desk 9 arrives: the RFQ's next step reaches it at once, from its owner here.
+        desks.add(9)
+        const step3 = stepOf(20, 3, 9, ["maker-x"])
+        expect(delivery.passUnwanted({ rfqId: 20, seq: 3 }, audienceOf(step3), 0)).toBe(false)
+        delivery.fromOwner(step3, 0)
+        expect(yield* seen()).toStrictEqual(["20:3", "20:3"])
+
+        // Decoded stream steps (a message without an audience header) are judged the same way.
+        delivery.fromStream(stepOf(21, 1, 8, ["maker-y"]), 0)
+        delivery.fromStream(stepOf(22, 1, 9, ["maker-y"]), 0)
+        expect(yield* seen()).toStrictEqual(["22:1"])
+        expect(delivery.delivered(21, 1)).toBe(true)
+
+        // With no subscriber left, nothing is offered; a plain subscription wants everything.
+        yield* Scope.close(subscriberScope, Exit.void)
+        delivery.fromOwner(stepOf(22, 2, 9, ["maker-y"]), 0)
+        expect(yield* seen()).toStrictEqual([])
+        yield* interests.register(undefined)
+        delivery.fromOwner(stepOf(22, 3, 8, ["maker-y"]), 0)
+        expect(yield* seen()).toStrictEqual(["22:3", "22:3"])
+      })
   )
 })

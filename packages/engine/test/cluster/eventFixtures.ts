@@ -42,6 +42,18 @@ export const stepEvents = (rfqId: number, seq: number, price = "0.0505"): Array<
       ]
 }
 
+/** Step `seq` of RFQ `rfqId` as `stepEvents` makes it, but asked by taker desk `takerDeskId` of makers `makers`. */
+export const stepEventsOf = (
+  rfqId: number,
+  seq: number,
+  takerDeskId: number,
+  makers: ReadonlyArray<string>
+): Array<EngineEvent> =>
+  stepEvents(rfqId, seq).map((event): EngineEvent => {
+    const rfq = { ...event.view.rfq, takerDeskId, makers: { DBT: makers } }
+    return { ...event, view: { ...event.view, rfq } }
+  })
+
 /** Decimal strings of any sign and scale, canonical (as records hold them). */
 export const decimalArb: fc.Arbitrary<string> = fc
   .tuple(fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }), fc.integer({ min: -4, max: 18 }))

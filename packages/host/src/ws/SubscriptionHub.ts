@@ -1,4 +1,4 @@
-import type { Caller } from "@rfq/engine"
+import { AudienceIndex, type Caller, type EventInterest } from "@rfq/engine"
 import { Cause, Effect, Queue, type Scope } from "effect"
 import type { ChannelSubscription, EventRenderer, LiveEvent } from "./Channels.js"
 import { EventDelivery, type Subscriber, View } from "./EventDelivery.js"
@@ -32,10 +32,18 @@ const yieldToEventLoop = Effect.async<void>((resume) => {
  * for the whole fan-out to ten thousand sockets. The engine's publish only queues the event for
  * this fiber: a command's answer never waits for its own fan-out. Within one event, a session
  * subscribed to several channels that carry it hears them in the order the hub first saw the views.
+ *
+ * The views are also indexed by who they could hear (`AudienceIndex`), and the hub subscribes to
+ * the engine with that interest (`wants`): a step none of them could hear is not offered to it at
+ * all, and on a host among several not even read from the stream.
  */
 export class SubscriptionHub {
   private readonly views = new Map<string, View>()
   private readonly memberships = new Map<Subscriber, ReadonlyArray<View>>()
+  private readonly audience = new AudienceIndex()
+
+  /** Whether any view held could hear something of steps with this audience. */
+  readonly wants: EventInterest = (audience) => this.audience.wants(audience)
 
   constructor(
     private readonly render?: EventRenderer,
@@ -54,6 +62,7 @@ export class SubscriptionHub {
         if (view === undefined) {
           view = new View(key, subscription, caller)
           this.views.set(key, view)
+          this.audience.add(subscription.channel, caller)
         }
         if (view.members.has(subscriber)) continue
         view.members.add(subscriber)
@@ -69,7 +78,8 @@ export class SubscriptionHub {
     this.memberships.delete(subscriber)
     for (const view of views) {
       view.members.delete(subscriber)
-      if (view.members.size === 0) this.views.delete(view.key)
+      if (view.members.size === 0 && this.views.delete(view.key))
+        this.audience.remove(view.subscription.channel, view.caller)
     }
   }
 

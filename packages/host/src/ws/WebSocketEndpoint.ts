@@ -82,7 +82,7 @@ export const attachWebSocket = (
     const runFork = Runtime.runFork(runtime)
 
     const hub = new SubscriptionHub()
-    yield* hub.run((yield* Events).subscribe)
+    yield* hub.run((yield* Events).subscribeFor(hub.wants))
     // Market-maker protection's trips and thaws (`mmp.maker`); an engine stand-in may have none.
     const mmpNotices = yield* Effect.serviceOption(MmpNotices)
     if (Option.isSome(mmpNotices)) yield* hub.run(mmpNotices.value.subscribe)

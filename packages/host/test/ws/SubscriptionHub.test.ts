@@ -244,4 +244,47 @@ describe("SubscriptionHub", () => {
       [1, 0, 0]
     )
   })
+
+  it("wants a step's audience only while a view that could hear it holds a session, following callers as they change", () => {
+    const hub = new SubscriptionHub(seenBy([]))
+    const of = (takerDeskIds: Array<number>, makerIds: Array<string>, trade = false) => ({
+      takerDeskIds,
+      makerIds,
+      trade
+    })
+    assert.isFalse(hub.wants(of([1], ["maker-2"])))
+    const maker = subscriberOf(makerOf(2, 20), "rfq.maker", "rfq.maker.BTC") // maker id maker-2, desk 2
+    hub.add(maker.subscriber)
+    assert.isTrue(hub.wants(of([1], ["maker-2"]))) // invited
+    assert.isTrue(hub.wants(of([2], []))) // its own desk's RFQs
+    assert.isFalse(hub.wants(of([1], ["maker-3"])))
+    assert.isFalse(hub.wants(of([1], [], true))) // a trade, and nobody on the tape
+    // Its caller changes (another desk's token): the index follows.
+    maker.state.caller = makerOf(3, 30)
+    hub.add(maker.subscriber)
+    assert.isFalse(hub.wants(of([1], ["maker-2"])))
+    assert.isTrue(hub.wants(of([1], ["maker-3"])))
+    // Market-maker protection's channel hears no step.
+    maker.state.channels = [channel("mmp.maker")]
+    hub.add(maker.subscriber)
+    assert.isFalse(hub.wants(of([3], ["maker-3"])))
+    // The tape hears every trade.
+    const tape = subscriberOf(makerOf(9, 90), "trades")
+    hub.add(tape.subscriber)
+    assert.isTrue(hub.wants(of([1], [], true)))
+    assert.isFalse(hub.wants(of([1], [], false)))
+    hub.remove(tape.subscriber)
+    assert.isFalse(hub.wants(of([1], [], true)))
+    // Two sessions of one view: wanted until both left; an unauthenticated one counts for nothing.
+    const [x, y] = [subscriberOf(makerOf(4, 1), "rfq.taker"), subscriberOf(makerOf(4, 2), "rfq.taker")]
+    hub.add(x.subscriber)
+    hub.add(y.subscriber)
+    hub.add(subscriberOf(undefined, "rfq.taker", "trades").subscriber)
+    hub.remove(x.subscriber)
+    assert.isTrue(hub.wants(of([4], [])))
+    hub.remove(y.subscriber)
+    hub.remove(y.subscriber) // twice: no harm
+    assert.isFalse(hub.wants(of([4], [])))
+    assert.isFalse(hub.wants(of([4], ["maker-4"], true)))
+  })
 })

@@ -104,6 +104,82 @@ describe("events across hosts", () => {
   }, 120_000)
 })
 
+describe("events across hosts: each host reads only what its sessions may hear", () => {
+  it("a session subscribing after an RFQ's first steps hears every later one, wherever it is; a session that may not see the RFQ hears none", async () => {
+    const [a, b, c] = hosts as [World, World, World]
+    const open = async (w: World, party: Parameters<typeof openRpcSession>[1], channels: Array<string>) => {
+      const session = await openRpcSession(w, party)
+      await session.result("v1/subscribe", { channels })
+      return session
+    }
+    // From the start: a control of each kind on C, and on A (the RFQ's owner) a maker not invited.
+    const sessions = [
+      await open(c, "taker", ["rfq.taker", "rfq_quote.taker"]),
+      await open(c, "maker2", ["rfq.maker", "rfq_quote.maker"]),
+      await open(a, "maker3", ["rfq.maker", "rfq_quote.maker", "rfq.taker", "rfq_quote.taker"])
+    ]
+    const [takerOnC, maker2OnC, stranger] = sessions as [RpcSession, RpcSession, RpcSession]
+    try {
+      // Created through A (A owns it; no session on A or B may see it yet), quoted through C.
+      const rfqId = await newRfq(a)
+      const quoted = await c.api.post("/v1/rfq/quote", {
+        token: c.token("maker1"),
+        json: {
+          rfqId,
+          direction: "sell",
+          amount: 100,
+          settlementOption: "DBT",
+          ...(await markQuote(c, rfqId))
+        }
+      })
+      assert.strictEqual(quoted.status, 200, quoted.text)
+      const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
+      // Late: the taker on A, the owner, and an invited maker on B.
+      const takerOnA = await open(a, "taker", ["rfq.taker", "rfq_quote.taker"])
+      const maker2OnB = await open(b, "maker2", ["rfq.maker", "rfq_quote.maker"])
+      sessions.push(takerOnA, maker2OnB)
+      const updated = await b.api.put("/v1/rfq/quote", {
+        token: b.token("maker1"),
+        json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...(await markQuote(b, rfqId)) }
+      })
+      assert.strictEqual(updated.status, 200, updated.text)
+      const cancelled = await c.api.post("/v1/rfq/cancel", { token: c.token("taker"), json: { rfqId } })
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+
+      const about = (session: RpcSession) => notes(session).filter((n) => n.data.rfqId === rfqId)
+      // The controls heard the whole story: created, quoted, updated, cancelled (quote removed).
+      const deadline = Date.now() + 20_000
+      while ((about(takerOnC).length < 5 || about(takerOnA).length < 3) && Date.now() < deadline)
+        await sleep(50)
+      await sleep(300)
+      assert.deepStrictEqual(storyOf(notes(takerOnC), "rfq.taker", rfqId), [
+        "created/open",
+        "updated/cancelled"
+      ])
+      assert.deepStrictEqual(storyOf(notes(takerOnC), "rfq_quote.taker", rfqId), [
+        "created/active",
+        "updated/active",
+        "deleted/cancelled"
+      ])
+      // The late sessions: every step after they subscribed, once, in order, as the controls heard it.
+      assert.deepStrictEqual(storyOf(notes(takerOnA), "rfq.taker", rfqId), ["updated/cancelled"])
+      assert.deepStrictEqual(storyOf(notes(takerOnA), "rfq_quote.taker", rfqId), [
+        "updated/active",
+        "deleted/cancelled"
+      ])
+      const makerStory = storyOf(notes(maker2OnC), "rfq.maker", rfqId)
+      assert.deepStrictEqual(makerStory.slice(0, 1), ["created/open"])
+      assert.deepStrictEqual(storyOf(notes(maker2OnB), "rfq.maker", rfqId), makerStory.slice(1))
+      assert.isAbove(makerStory.length, 1)
+      // Maker 2 quoted nothing; maker 3, not invited, heard nothing of the RFQ on any channel.
+      assert.deepStrictEqual(storyOf(notes(maker2OnB), "rfq_quote.maker", rfqId), [])
+      assert.deepStrictEqual(about(stranger), [])
+    } finally {
+      for (const s of sessions) s.close()
+    }
+  }, 120_000)
+})
+
 describe("caches across hosts", () => {
   it("credentials created and deleted on one host are used or refused at once on the others (the bus)", async () => {
     const [a, b] = hosts as [World, World]
