@@ -135,13 +135,18 @@ describe("bench smoke run", () => {
   )
 
   it(
-    "quoting over WebSocket: quote updates and heartbeats both go through",
+    "quoting over WebSocket: quote updates and heartbeats both go through, and the durable-write ceiling is measured",
     async () => {
       const result = await wsQuoting(ctx, sizes.wsQuoting)
       results.push(result)
       expect(result.skipped).toBeUndefined()
       positive(result.figures, "updatesPerSecond")
       positive(result.figures, "heartbeatsPerSecond")
+      positive(result.figures, "rawTransactionsPerSecond")
+      expect(result.figures.durableCeilingVsHeartbeats).toBeCloseTo(
+        (result.figures.rawTransactionsPerSecond as number) / (result.figures.heartbeatsPerSecond as number),
+        9
+      )
       expect(result.figures.updateErrors).toBe(0)
     },
     SCENARIO_TIMEOUT

@@ -1,7 +1,9 @@
 import type { BenchContext } from "../BenchContext.js"
+import type { SqlBaselineConfig, SqlBaselineResult } from "../children/sqlBaseline.js"
 import type { WsQuotingConfig, WsQuotingResult } from "../children/wsQuoting.js"
 import { type CoreShares, coreLine, perOperation, readCores, sharesBetween } from "../CoreAccount.js"
-import { childScript, spawnTs } from "../Processes.js"
+import { dropSchema, freshSchemaName } from "../Postgres.js"
+import { childResult, childScript, spawnTs } from "../Processes.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
 import { webSocketServed } from "../WsClient.js"
 
@@ -16,9 +18,41 @@ export interface WsQuotingSizes {
 const TARGET = 0.3
 
 /**
+ * The durable-write ceiling of quote updates: every update is acknowledged only once it is
+ * durable, so with one transaction per update no service on this database can update faster than
+ * the cheapest possible transactions run on it. The lifecycle's baseline child (`sqlBaseline.ts`:
+ * single-row `BEGIN; INSERT; COMMIT`), as many clients as quoting connections, on the shared host's
+ * kind of database (PGlite file-backed in its own process, or PostgreSQL through `pg` with the
+ * host's pool size), while the host is idle.
+ */
+const durableCeiling = async (ctx: BenchContext, sizes: WsQuotingSizes): Promise<SqlBaselineResult> => {
+  const kind = ctx.sharedHostKind
+  const schema = freshSchemaName("bench_quoting_baseline")
+  const config: SqlBaselineConfig = {
+    database: kind === "postgres" ? { kind, url: ctx.postgresUrl!, schema } : { kind },
+    clients: sizes.connections,
+    poolSize: 10,
+    warmupMs: sizes.warmupMs,
+    durationMs: sizes.durationMs,
+    payloadBytes: 700
+  }
+  try {
+    return await childResult<SqlBaselineResult>(
+      "sqlBaseline.ts",
+      config,
+      sizes.warmupMs + sizes.durationMs + 300_000
+    )
+  } finally {
+    if (kind === "postgres") await dropSchema(ctx.postgresUrl!, schema).catch(() => undefined)
+  }
+}
+
+/**
  * Scenario 4: quote updates per second through `v1/quote/update` (each one a validated, durable
  * change of a live quote) against heartbeat round trips per second on the same connections (the
- * transport and session alone). Issue 15's target: at least 0.3.
+ * transport and session alone). Issue 15's target: at least 0.3. Then the durable-write ceiling
+ * (`durableCeiling`) as a share of the same heartbeats: what any service doing one transaction per
+ * update could reach at most.
  */
 export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promise<ScenarioResult> => {
   const host = await ctx.sharedHost()
@@ -66,6 +100,14 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
   )
   ctx.log(`    ${coreLine(cores!, updates.perSecond, "update")}`)
   if (updates.errors > 0) ctx.log(`    first error: ${updates.firstError}`)
+  const raw = await durableCeiling(ctx, sizes)
+  const ceiling = raw.transactionsPerSecond / heartbeats.perSecond
+  const database = ctx.sharedHostKind === "postgres" ? "PostgreSQL" : "PGlite"
+  ctx.log(
+    `    durable-write ceiling: raw single-row transactions on ${database}, ${sizes.connections} clients, ` +
+      `${formatNumber(raw.transactionsPerSecond)} tx/s (p50 ${formatNumber(raw.transaction.p50)} ms) = ${ceiling.toFixed(3)} of the heartbeats; ` +
+      `the service's updates ${(updates.perSecond / raw.transactionsPerSecond).toFixed(3)} of those`
+  )
   const perUpdate = perOperation(cores!, updates.perSecond)
   return {
     id: "ws-quoting",
@@ -80,6 +122,9 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
       heartbeatP50Ms: heartbeats.latency.p50,
       heartbeatP99Ms: heartbeats.latency.p99,
       updatesVsHeartbeats: ratio,
+      rawTransactionsPerSecond: raw.transactionsPerSecond,
+      rawTransactionP50Ms: raw.transaction.p50,
+      durableCeilingVsHeartbeats: ceiling,
       ...(perUpdate.host === undefined ? {} : { hostCpuMsPerUpdate: perUpdate.host }),
       ...(perUpdate.hostMainRan === undefined ? {} : { hostMainRanMsPerUpdate: perUpdate.hostMainRan }),
       ...(perUpdate.hostMainWaited === undefined
@@ -88,7 +133,8 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
     },
     targets: sizes.targets ? [check("WS quote updates ÷ heartbeats", ratio, ">=", TARGET)] : [],
     notes: [
-      `${formatNumber(updates.perSecond)} quote updates/s vs ${formatNumber(heartbeats.perSecond)} heartbeats/s on ${sizes.connections} connections = ${ratio.toFixed(3)}`
+      `${formatNumber(updates.perSecond)} quote updates/s vs ${formatNumber(heartbeats.perSecond)} heartbeats/s on ${sizes.connections} connections = ${ratio.toFixed(3)}; ` +
+        `durable-write ceiling (raw single-row transactions on ${database}, ${formatNumber(raw.transactionsPerSecond)}/s) = ${ceiling.toFixed(3)} of the heartbeats`
     ]
   }
 }
