@@ -1,91 +1,34 @@
 import { jetstream } from "@nats-io/jetstream"
-import { connect, headers, nanos } from "@nats-io/transport-node"
+import { connect } from "@nats-io/transport-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Chunk, Context, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from "effect"
-import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "../../src/cluster/EventCodec.js"
-import { publishEvents } from "../../src/cluster/EventStream.js"
+import { Context, Effect, Layer, Logger } from "effect"
+import { encodeEvents } from "../../src/cluster/EventCodec.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
 import { NatsEventsLive } from "../../src/cluster/NatsEvents.js"
 import type { EventAudience } from "../../src/services/EventAudience.js"
 import { type EngineEvent, Events } from "../../src/services/Events.js"
-import { stepEvents, stepEventsOf, withoutUndefined } from "./eventFixtures.js"
+import { stepEvents, stepEventsOf } from "./eventFixtures.js"
 import {
   CuttableProxy,
   deleteStream,
+  expected,
+  marker,
+  ofRfq,
   randomNamespace,
+  received,
   servers,
   startHost,
-  takeUntilMarker,
-  withJsm
+  storeRaw,
+  storeSteps,
+  storeWithoutId,
+  takeUntilMarker
 } from "./natsSupport.js"
+
+/** How steps reach every host's subscribers: once, in order, only where wanted (the stream itself: `NatsStream.test.ts`). */
 
 const namespace = randomNamespace()
 const otherNamespaces: Array<string> = []
 afterAll(() => Promise.all([namespace, ...otherNamespaces].map(deleteStream)))
-
-/** What a receiver must get of `steps`, in order: the events as JSON carries them. */
-const expected = (steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
-  withoutUndefined(steps.flatMap(([rfqId, seq]) => stepEvents(rfqId, seq)))
-
-const ofRfq = (events: ReadonlyArray<EngineEvent>, rfqId: number) =>
-  events.filter((e) => e.view.rfq.id === rfqId)
-
-/** Stores a step's events in the stream directly, without a message id: a duplicate JetStream cannot see. */
-const storeWithoutId = (rfqId: number, seq: number, ns = namespace) =>
-  Effect.promise(async () => {
-    const nc = await connect({ servers })
-    try {
-      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
-    } finally {
-      await nc.close()
-    }
-  })
-
-/**
- * The end of what a test sent: a step stored in the stream directly, so every host gets it from the
- * stream after everything stored before it. (A host's own steps reach its subscribers before they
- * are stored, and only the order within each RFQ is kept across RFQs: a marker a host published
- * itself could overtake steps of other RFQs the stream has not brought it yet.)
- */
-const marker = storeWithoutId
-
-/**
- * Sends steps to the stream's subjects on one connection (plain publishes, no message ids, no
- * acknowledgements) and returns once the server has taken them: stored before anything sent later,
- * and most likely not yet read by the hosts.
- */
-const storeSteps = (ns: string, steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
-  Effect.acquireRelease(
-    Effect.promise(() => connect({ servers })),
-    (nc) => Effect.promise(() => nc.close())
-  ).pipe(
-    Effect.flatMap((nc) =>
-      Effect.promise(() => {
-        for (const [rfqId, seq] of steps)
-          nc.publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
-        return nc.flush()
-      })
-    )
-  )
-
-/** Stores `text` as a message of RFQ `rfqId` under message id `id` (naming `audience` in its header, if given). */
-const storeRaw = (ns: string, rfqId: number, id: string, text: string, audience?: EventAudience) =>
-  Effect.promise(async () => {
-    const nc = await connect({ servers })
-    try {
-      const hdrs = headers()
-      if (audience !== undefined) hdrs.set(AUDIENCE_HEADER, encodeAudience(audience))
-      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), new TextEncoder().encode(text), {
-        msgID: id,
-        headers: hdrs
-      })
-    } finally {
-      await nc.close()
-    }
-  })
-
-/** What a subscriber got, as JSON carries it (the owner's own steps arrive as the engine made them). */
-const received = (events: ReadonlyArray<EngineEvent>) => withoutUndefined(events)
 
 describe("NatsEventsLive", () => {
   it.scopedLive("every host receives every step once, in each RFQ's order, whichever host published it", () =>
@@ -101,7 +44,7 @@ describe("NatsEventsLive", () => {
           Effect.forEach(seqs, (seq) => hosts[(rfqId + seq) % 2]!.events.publish(stepEvents(rfqId, seq))),
         { concurrency: "unbounded" }
       )
-      yield* marker(199, 1)
+      yield* marker(namespace, 199, 1)
 
       for (const queue of queues) {
         const got = yield* takeUntilMarker(queue, 199)
@@ -125,10 +68,10 @@ describe("NatsEventsLive", () => {
         yield* a.events.publish(stepEvents(201, 1)) // same message id: JetStream drops it
         yield* b.events.publish(stepEvents(201, 1))
         yield* b.events.publish(stepEvents(201, 2))
-        yield* storeWithoutId(201, 2) // stored twice (a republish after the duplicate window)
-        yield* storeWithoutId(201, 1) // an older step after a newer one
+        yield* storeWithoutId(namespace, 201, 2) // stored twice (a republish after the duplicate window)
+        yield* storeWithoutId(namespace, 201, 1) // an older step after a newer one
         yield* a.events.publish(stepEvents(201, 3))
-        yield* marker(299, 1)
+        yield* marker(namespace, 299, 1)
 
         for (const queue of queues) {
           expect(received(yield* takeUntilMarker(queue, 299))).toStrictEqual(
@@ -155,7 +98,7 @@ describe("NatsEventsLive", () => {
           [801, 3]
         ])
         yield* host.events.publish(stepEvents(801, 4))
-        yield* marker(899, 1)
+        yield* marker(namespace, 899, 1)
         expect(received(yield* takeUntilMarker(queue, 899))).toStrictEqual(
           expected([
             [801, 1],
@@ -187,13 +130,13 @@ describe("NatsEventsLive", () => {
       const queues = [yield* a.events.subscribe, yield* b.events.subscribe]
       yield* a.events.publish(stepEvents(901, 1))
       yield* a.events.publish(stepEvents(901, 2))
-      yield* marker(990, 1, fresh)
+      yield* marker(fresh, 990, 1)
       for (const queue of queues) yield* takeUntilMarker(queue, 990)
       yield* Effect.sleep("300 millis")
       // Bytes no host could read, under the ids of a step both delivered and of one neither did.
       yield* storeRaw(fresh, 901, "901:1", "not an event message")
       yield* storeRaw(fresh, 902, "902:1", "not an event message")
-      yield* marker(991, 1, fresh)
+      yield* marker(fresh, 991, 1)
       for (const queue of queues) expect(yield* takeUntilMarker(queue, 991)).toStrictEqual([])
       const skipped = logged.filter((line) => line.includes("skipped"))
       expect(skipped).toHaveLength(2) // 902:1 on each host; 901:1 was not even read
@@ -270,7 +213,7 @@ describe("NatsEventsLive", () => {
       const queue = yield* host.events.subscribe
       const prices = ["0.0001", "-12.5", "0.00000001", "98765432109876543210.123456789"]
       yield* Effect.forEach(prices, (price, i) => host.events.publish(stepEvents(301, i + 2, price)))
-      yield* marker(399, 1)
+      yield* marker(namespace, 399, 1)
       const got = yield* takeUntilMarker(queue, 399)
       expect(got.flatMap((e) => (e.type === "quote" ? [e.quote.price] : []))).toStrictEqual(prices)
       expect(got.flatMap((e) => e.view.quotes.map((q) => q.price))).toStrictEqual(
@@ -287,7 +230,7 @@ describe("NatsEventsLive", () => {
       const b = yield* startHost({ namespace })
       const late = yield* b.events.subscribe
       yield* a.events.publish(stepEvents(401, 2))
-      yield* marker(499, 1)
+      yield* marker(namespace, 499, 1)
       expect(received(yield* takeUntilMarker(late, 499))).toStrictEqual(expected([[401, 2]]))
       expect(received(yield* takeUntilMarker(early, 499))).toStrictEqual(
         expected([
@@ -315,7 +258,7 @@ describe("NatsEventsLive", () => {
         const other = yield* startHost({ namespace: fresh })
         const heard = yield* cutOff.subscribe
         yield* other.events.publish(stepEvents(601, 1))
-        yield* marker(690, 1, fresh)
+        yield* marker(fresh, 690, 1)
         expect(received(yield* takeUntilMarker(heard, 690))).toStrictEqual(expected([[601, 1]]))
 
         proxy.cut()
@@ -323,7 +266,7 @@ describe("NatsEventsLive", () => {
         yield* other.events.publish(stepEvents(602, 1))
         yield* Effect.sleep("1 second")
         proxy.restore()
-        yield* marker(691, 1, fresh)
+        yield* marker(fresh, 691, 1)
         const missed = yield* takeUntilMarker(heard, 691).pipe(Effect.timeout("60 seconds"))
         expect(received(missed)).toStrictEqual(
           expected([
@@ -335,119 +278,5 @@ describe("NatsEventsLive", () => {
         )
       }),
     90_000
-  )
-
-  it.scopedLive("the bus reaches every host on the topic, the sender's own included", () =>
-    Effect.gen(function* () {
-      const [a, b] = [yield* startHost({ namespace }), yield* startHost({ namespace })]
-      const clears = [yield* a.bus.subscribe("cache.clear"), yield* b.bus.subscribe("cache.clear")]
-      const others = [yield* a.bus.subscribe("tokens-revoked"), yield* b.bus.subscribe("tokens-revoked")]
-      yield* a.bus.broadcast("cache.clear", {
-        from: "a",
-        keys: [1, 2.5, "x"],
-        nested: { ok: true, none: null }
-      })
-      yield* b.bus.broadcast("cache.clear", { from: "b" })
-      yield* b.bus.broadcast("tokens-revoked", "marker")
-      for (const queue of clears) {
-        expect(Chunk.toReadonlyArray(yield* Queue.takeN(queue, 2))).toStrictEqual([
-          { from: "a", keys: [1, 2.5, "x"], nested: { ok: true, none: null } },
-          { from: "b" }
-        ])
-      }
-      for (const queue of others) expect(yield* Queue.take(queue)).toBe("marker")
-    })
-  )
-
-  it.scopedLive("hosts starting together set the stream up once; a host with other limits updates it", () =>
-    Effect.gen(function* () {
-      const fresh = randomNamespace()
-      otherNamespaces.push(fresh)
-      const { stream } = natsNames(fresh)
-      yield* Effect.all(
-        Array.from({ length: 4 }, () => startHost({ namespace: fresh })),
-        { concurrency: "unbounded" }
-      )
-      const before = yield* Effect.promise(() => withJsm((jsm) => jsm.streams.info(stream)))
-      expect([before.config.max_age, before.config.duplicate_window]).toStrictEqual([
-        nanos(3_600_000),
-        nanos(120_000)
-      ])
-      expect(before.config.subjects).toStrictEqual([`rfq.${fresh}.events.>`])
-
-      yield* startHost({ namespace: fresh, maxAgeMs: 600_000, duplicateWindowMs: 30_000 })
-      const after = yield* Effect.promise(() => withJsm((jsm) => jsm.streams.info(stream)))
-      expect([after.config.max_age, after.config.duplicate_window]).toStrictEqual([
-        nanos(600_000),
-        nanos(30_000)
-      ])
-    })
-  )
-
-  it.scopedLive("a host whose stream was deleted sets it up again and carries on", () =>
-    Effect.gen(function* () {
-      const fresh = randomNamespace()
-      otherNamespaces.push(fresh)
-      const { stream } = natsNames(fresh)
-      const host = yield* startHost({ namespace: fresh })
-      const queue = yield* host.events.subscribe
-      yield* host.events.publish(stepEvents(501, 1))
-      yield* marker(598, 1, fresh)
-      expect(received(yield* takeUntilMarker(queue, 598))).toStrictEqual(expected([[501, 1]]))
-
-      yield* Effect.promise(() => deleteStream(fresh))
-      // Waits (with no deadline of its own) for the host to notice and create the stream again.
-      yield* Effect.tryPromise(() => withJsm((jsm) => jsm.streams.info(stream))).pipe(
-        Effect.retry(Schedule.spaced("100 millis"))
-      )
-      yield* host.events.publish(stepEvents(501, 2))
-      yield* marker(599, 1, fresh)
-      expect(received(yield* takeUntilMarker(queue, 599))).toStrictEqual(expected([[501, 2]]))
-    })
-  )
-
-  it.live("a closed host leaves no consumer behind", () =>
-    Effect.gen(function* () {
-      const fresh = randomNamespace()
-      otherNamespaces.push(fresh)
-      const consumers = Effect.promise(() =>
-        withJsm(async (jsm) => (await jsm.consumers.list(natsNames(fresh).stream).next()).length)
-      )
-      const scope = yield* Scope.make()
-      yield* Scope.extend(startHost({ namespace: fresh }), scope)
-      expect(yield* consumers).toBe(1)
-      yield* Scope.close(scope, Exit.void)
-      expect(yield* consumers).toBe(0)
-    })
-  )
-
-  it.live("a publish NATS never acknowledges gives up after its deadline, logged, without failing", () =>
-    Effect.gen(function* () {
-      const logged: Array<string> = []
-      const capture = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make(({ logLevel, message }) => {
-          logged.push(`${logLevel.label} ${String(message)}`)
-        })
-      )
-      const nc = yield* Effect.acquireRelease(
-        Effect.promise(() => connect({ servers })),
-        (c) => Effect.promise(() => c.close())
-      )
-      // No host ever set this namespace's stream up: nothing answers its subjects.
-      const publish = publishEvents(jetstream(nc), natsNames(randomNamespace()), "300 millis")
-      yield* publish(stepEvents(601, 1)).pipe(Effect.provide(capture))
-      expect(logged).toStrictEqual([expect.stringMatching(/^ERROR events of step 601:1 not published/)])
-    }).pipe(Effect.scoped)
-  )
-
-  it.live("NATS out of reach is NatsUnavailable", () =>
-    Effect.gen(function* () {
-      const error = yield* Layer.build(NatsEventsLive({ servers: "nats://127.0.0.1:1", namespace })).pipe(
-        Effect.scoped,
-        Effect.flip
-      )
-      expect(error._tag).toBe("NatsUnavailable")
-    })
   )
 })

@@ -1,11 +1,14 @@
 import * as net from "node:net"
-import { jetstreamManager } from "@nats-io/jetstream"
-import { connect } from "@nats-io/transport-node"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { connect, headers } from "@nats-io/transport-node"
 import { Context, Effect, Layer, Queue, type Scope } from "effect"
 import { ClusterBus, type ClusterBusService } from "../../src/cluster/ClusterBus.js"
+import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "../../src/cluster/EventCodec.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
 import { NatsEventsLive, type NatsEventsOptions } from "../../src/cluster/NatsEvents.js"
+import type { EventAudience } from "../../src/services/EventAudience.js"
 import { type EngineEvent, Events, type EventsService } from "../../src/services/Events.js"
+import { stepEvents, withoutUndefined } from "./eventFixtures.js"
 
 /** The local NATS server of the test machine. */
 export const servers = process.env.NATS_URL ?? "nats://127.0.0.1:4222"
@@ -37,6 +40,70 @@ export const takeUntilMarker = (queue: Queue.Dequeue<EngineEvent>, markerRfqId: 
       got.push(event)
     }
   })
+
+/** What a receiver must get of `steps`, in order: the events as JSON carries them. */
+export const expected = (steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
+  withoutUndefined(steps.flatMap(([rfqId, seq]) => stepEvents(rfqId, seq)))
+
+export const ofRfq = (events: ReadonlyArray<EngineEvent>, rfqId: number) =>
+  events.filter((e) => e.view.rfq.id === rfqId)
+
+/** Stores a step's events in the stream directly, without a message id: a duplicate JetStream cannot see. */
+export const storeWithoutId = (ns: string, rfqId: number, seq: number) =>
+  Effect.promise(async () => {
+    const nc = await connect({ servers })
+    try {
+      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
+    } finally {
+      await nc.close()
+    }
+  })
+
+/**
+ * The end of what a test sent: a step stored in the stream directly, so every host gets it from the
+ * stream after everything stored before it. (A host's own steps reach its subscribers before they
+ * are stored, and only the order within each RFQ is kept across RFQs: a marker a host published
+ * itself could overtake steps of other RFQs the stream has not brought it yet.)
+ */
+export const marker = storeWithoutId
+
+/**
+ * Sends steps to the stream's subjects on one connection (plain publishes, no message ids, no
+ * acknowledgements) and returns once the server has taken them: stored before anything sent later,
+ * and most likely not yet read by the hosts.
+ */
+export const storeSteps = (ns: string, steps: ReadonlyArray<readonly [rfqId: number, seq: number]>) =>
+  Effect.acquireRelease(
+    Effect.promise(() => connect({ servers })),
+    (nc) => Effect.promise(() => nc.close())
+  ).pipe(
+    Effect.flatMap((nc) =>
+      Effect.promise(() => {
+        for (const [rfqId, seq] of steps)
+          nc.publish(natsNames(ns).eventSubject(rfqId), encodeEvents(stepEvents(rfqId, seq)))
+        return nc.flush()
+      })
+    )
+  )
+
+/** Stores `text` as a message of RFQ `rfqId` under message id `id` (naming `audience` in its header, if given). */
+export const storeRaw = (ns: string, rfqId: number, id: string, text: string, audience?: EventAudience) =>
+  Effect.promise(async () => {
+    const nc = await connect({ servers })
+    try {
+      const hdrs = headers()
+      if (audience !== undefined) hdrs.set(AUDIENCE_HEADER, encodeAudience(audience))
+      await jetstream(nc).publish(natsNames(ns).eventSubject(rfqId), new TextEncoder().encode(text), {
+        msgID: id,
+        headers: hdrs
+      })
+    } finally {
+      await nc.close()
+    }
+  })
+
+/** What a subscriber got, as JSON carries it (the owner's own steps arrive as the engine made them). */
+export const received = (events: ReadonlyArray<EngineEvent>) => withoutUndefined(events)
 
 /** Runs `f` with a JetStream manager on its own connection. */
 export const withJsm = <A>(
