@@ -34,15 +34,22 @@ export type EngineEvent =
       readonly quote: QuoteRecord
     }
 
-/** The live channels of the contract, and `trades`, the public block-trade tape (issue 16). */
-export type Channel =
-  | "rfq.maker"
-  | "rfq.taker"
-  | "rfq_quote.maker"
-  | "rfq_quote.taker"
-  | "trades"
-  /** Market-maker protection's trips and thaws (issue 16): `mmp/MmpChannel.ts#renderMmpNotice`, never RFQ steps. */
-  | "mmp.maker"
+/**
+ * The live channels of the contract (`rfq.maker`, `rfq.taker`, `rfq_quote.maker`,
+ * `rfq_quote.taker`); `trades`, the public block-trade tape (issue 16: every authenticated session
+ * may listen); `mmp.maker`, market-maker protection's trips and thaws of the desk (issue 16:
+ * `mmp/MmpChannel.ts#renderMmpNotice`, never RFQ steps).
+ */
+export const CHANNELS = [
+  "rfq.maker",
+  "rfq.taker",
+  "rfq_quote.maker",
+  "rfq_quote.taker",
+  "trades",
+  "mmp.maker"
+] as const
+
+export type Channel = (typeof CHANNELS)[number]
 
 /**
  * What `caller` receives of `event` on `channel`, or undefined when the event is not for it there

@@ -1,7 +1,7 @@
 import { jetstream } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { encodeEvents } from "../../src/cluster/EventCodec.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
 import { NatsEventsLive } from "../../src/cluster/NatsEvents.js"
@@ -9,6 +9,7 @@ import type { EventAudience } from "../../src/services/EventAudience.js"
 import { type EngineEvent, Events } from "../../src/services/Events.js"
 import { stepEvents, stepEventsOf } from "./eventFixtures.js"
 import {
+  capturingLogger,
   CuttableProxy,
   deleteStream,
   expected,
@@ -112,13 +113,7 @@ describe("NatsEventsLive", () => {
 
   it.scopedLive("a step delivered already is skipped unread: only unread messages are decoded", () =>
     Effect.gen(function* () {
-      const logged: Array<string> = []
-      const capture = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make(({ message }) => {
-          logged.push(String(message))
-        })
-      )
+      const { logged, capture } = capturingLogger()
       // A short duplicate window, so that a step's id can be stored again (as a late republish is).
       const fresh = randomNamespace()
       otherNamespaces.push(fresh)
@@ -146,13 +141,7 @@ describe("NatsEventsLive", () => {
 
   it.scopedLive("a host reads only the steps its subscribers may want, and leaves the others unread", () =>
     Effect.gen(function* () {
-      const logged: Array<string> = []
-      const capture = Logger.replace(
-        Logger.defaultLogger,
-        Logger.make(({ message }) => {
-          logged.push(String(message))
-        })
-      )
+      const { logged, capture } = capturingLogger()
       const fresh = randomNamespace()
       otherNamespaces.push(fresh)
       const [a, b] = [

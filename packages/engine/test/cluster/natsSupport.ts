@@ -1,7 +1,7 @@
 import * as net from "node:net"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { connect, headers } from "@nats-io/transport-node"
-import { Context, Effect, Layer, Queue, type Scope } from "effect"
+import { Context, Effect, Layer, Logger, Queue, type Scope } from "effect"
 import { ClusterBus, type ClusterBusService } from "../../src/cluster/ClusterBus.js"
 import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "../../src/cluster/EventCodec.js"
 import { natsNames } from "../../src/cluster/NatsConnection.js"
@@ -104,6 +104,18 @@ export const storeRaw = (ns: string, rfqId: number, id: string, text: string, au
 
 /** What a subscriber got, as JSON carries it (the owner's own steps arrive as the engine made them). */
 export const received = (events: ReadonlyArray<EngineEvent>) => withoutUndefined(events)
+
+/** A logger that keeps every message (`capture`, to provide) in `logged`. */
+export const capturingLogger = () => {
+  const logged: Array<string> = []
+  const capture = Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ message }) => {
+      logged.push(String(message))
+    })
+  )
+  return { logged, capture }
+}
 
 /** Runs `f` with a JetStream manager on its own connection. */
 export const withJsm = <A>(

@@ -4,17 +4,8 @@ import * as fc from "fast-check"
 import type { Caller } from "../../src/rfq/RfqRecord.js"
 import { AudienceIndex, audienceOf } from "../../src/services/EventAudience.js"
 import { EventInterests } from "../../src/services/EventInterests.js"
-import { type Channel, renderEvent } from "../../src/services/Events.js"
+import { CHANNELS as channels, renderEvent } from "../../src/services/Events.js"
 import { eventsArb, reference, stepEvents } from "../cluster/eventFixtures.js"
-
-const channels: ReadonlyArray<Channel> = [
-  "rfq.maker",
-  "rfq.taker",
-  "rfq_quote.maker",
-  "rfq_quote.taker",
-  "trades",
-  "mmp.maker"
-]
 
 /** Callers of every kind: the fixtures' takers and makers, a desk nobody invites, a maker id nobody invites. */
 const callerArb: fc.Arbitrary<Caller> = fc.oneof(

@@ -2,6 +2,7 @@ import {
   BaseCurrency,
   type Caller,
   type Channel,
+  CHANNELS as ENGINE_CHANNELS,
   type EngineEvent,
   type MmpNotice,
   noticeCurrency,
@@ -11,19 +12,10 @@ import {
 import { Schema } from "effect"
 
 /**
- * The live channels of the contract (`rfq.maker`, `rfq.taker`, `rfq_quote.maker`,
- * `rfq_quote.taker`), each optionally narrowed to one base currency by a suffix: `rfq.maker.BTC`.
+ * The channels a session may subscribe to (`Events.ts#CHANNELS`), each optionally narrowed to one
+ * base currency by a suffix: `rfq.maker.BTC`.
  */
-export const CHANNELS: ReadonlyArray<Channel> = [
-  "rfq.maker",
-  "rfq.taker",
-  "rfq_quote.maker",
-  "rfq_quote.taker",
-  // The public block-trade tape (issue 16): every authenticated session may listen.
-  "trades",
-  // Market-maker protection (issue 16): the desk's own trips and thaws.
-  "mmp.maker"
-]
+export const CHANNELS: ReadonlyArray<Channel> = ENGINE_CHANNELS
 
 /** How many channels one connection may hold at once (every channel with every currency fits). */
 export const MAX_CHANNELS_PER_CONNECTION = CHANNELS.length * (1 + BaseCurrency.literals.length)

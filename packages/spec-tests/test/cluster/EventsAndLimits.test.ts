@@ -49,6 +49,30 @@ const storyOf = (all: ReadonlyArray<Note>, channel: string, rfqId: number) =>
     .filter((n) => n.channel === channel && n.data.rfqId === rfqId)
     .map((n) => `${n.data.event}/${n.data.status ?? ""}`)
 
+/** Maker 1 quotes a sell of 100 on DBT at the mark through `w`; answers the quote's id. */
+const quoteThrough = async (w: World, rfqId: number): Promise<number> => {
+  const quoted = await w.api.post("/v1/rfq/quote", {
+    token: w.token("maker1"),
+    json: { rfqId, direction: "sell", amount: 100, settlementOption: "DBT", ...(await markQuote(w, rfqId)) }
+  })
+  assert.strictEqual(quoted.status, 200, quoted.text)
+  return (quoted.body as { rfqQuoteId: number }).rfqQuoteId
+}
+
+/** Maker 1 updates its quote through `updater` (at the mark), then the taker cancels the RFQ through `canceller`. */
+const updateThenCancel = async (updater: World, canceller: World, rfqId: number, rfqQuoteId: number) => {
+  const updated = await updater.api.put("/v1/rfq/quote", {
+    token: updater.token("maker1"),
+    json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...(await markQuote(updater, rfqId)) }
+  })
+  assert.strictEqual(updated.status, 200, updated.text)
+  const cancelled = await canceller.api.post("/v1/rfq/cancel", {
+    token: canceller.token("taker"),
+    json: { rfqId }
+  })
+  assert.strictEqual(cancelled.status, 200, cancelled.text)
+}
+
 describe("events across hosts", () => {
   it("subscribers on every host hear the traffic sent through the others, once, in order", async () => {
     const [a, b, c] = hosts as [World, World, World]
@@ -60,25 +84,8 @@ describe("events across hosts", () => {
       for (let i = 0; i < 8; i++) {
         const rfqId = await newRfq(i % 2 === 0 ? b : c)
         rfqIds.push(rfqId)
-        const quoted = await c.api.post("/v1/rfq/quote", {
-          token: c.token("maker1"),
-          json: {
-            rfqId,
-            direction: "sell",
-            amount: 100,
-            settlementOption: "DBT",
-            ...(await markQuote(c, rfqId))
-          }
-        })
-        assert.strictEqual(quoted.status, 200, quoted.text)
-        const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
-        const updated = await b.api.put("/v1/rfq/quote", {
-          token: b.token("maker1"),
-          json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...(await markQuote(b, rfqId)) }
-        })
-        assert.strictEqual(updated.status, 200, updated.text)
-        const cancelled = await c.api.post("/v1/rfq/cancel", { token: c.token("taker"), json: { rfqId } })
-        assert.strictEqual(cancelled.status, 200, cancelled.text)
+        const rfqQuoteId = await quoteThrough(c, rfqId)
+        await updateThenCancel(b, c, rfqId, rfqQuoteId)
       }
       // Created, quoted, updated, cancelled: two RFQ events and three quote events per RFQ.
       const expected = rfqIds.length * 5
@@ -122,29 +129,12 @@ describe("events across hosts: each host reads only what its sessions may hear",
     try {
       // Created through A (A owns it; no session on A or B may see it yet), quoted through C.
       const rfqId = await newRfq(a)
-      const quoted = await c.api.post("/v1/rfq/quote", {
-        token: c.token("maker1"),
-        json: {
-          rfqId,
-          direction: "sell",
-          amount: 100,
-          settlementOption: "DBT",
-          ...(await markQuote(c, rfqId))
-        }
-      })
-      assert.strictEqual(quoted.status, 200, quoted.text)
-      const rfqQuoteId = (quoted.body as { rfqQuoteId: number }).rfqQuoteId
+      const rfqQuoteId = await quoteThrough(c, rfqId)
       // Late: the taker on A, the owner, and an invited maker on B.
       const takerOnA = await open(a, "taker", ["rfq.taker", "rfq_quote.taker"])
       const maker2OnB = await open(b, "maker2", ["rfq.maker", "rfq_quote.maker"])
       sessions.push(takerOnA, maker2OnB)
-      const updated = await b.api.put("/v1/rfq/quote", {
-        token: b.token("maker1"),
-        json: { rfqQuoteId, amount: 100, settlementOption: "DBT", ...(await markQuote(b, rfqId)) }
-      })
-      assert.strictEqual(updated.status, 200, updated.text)
-      const cancelled = await c.api.post("/v1/rfq/cancel", { token: c.token("taker"), json: { rfqId } })
-      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      await updateThenCancel(b, c, rfqId, rfqQuoteId)
 
       const about = (session: RpcSession) => notes(session).filter((n) => n.data.rfqId === rfqId)
       // The controls heard the whole story: created, quoted, updated, cancelled (quote removed).
