@@ -18,7 +18,7 @@ import type { EngineEvent } from "../services/Events.js"
  * Decoding checks the envelope's version and, of each event, what a receiver relies on (its kind,
  * `seq`, the RFQ id of its view); everything else is kept as sent. Encoding checks the same, so a
  * host never sends what the others would refuse. The checks are plain code rather than a schema:
- * every step of every RFQ goes through here on every host (issue 15).
+ * every step of every RFQ goes through here on every host whose sessions may hear it (issue 15).
  */
 
 /** The version of the envelope written; a host refuses messages of a version it does not know. */

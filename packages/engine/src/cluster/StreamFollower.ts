@@ -106,7 +106,7 @@ export class StepGuard {
  * so a step let through on one side is in the hub before the other side can let the next one
  * through, and each RFQ's steps reach subscribers once and in order, whichever side brought each.
  * Synchronous, so the stream's messages are handled in the NATS client's own callback, with no
- * fiber, promise or lock per message (every host reads every step of every RFQ).
+ * fiber, promise or lock per message (every host receives every step of every RFQ).
  *
  * A step no subscriber here wants (`interests`, by the step's audience) is marked delivered and not
  * offered; from the stream, when its message names its audience, it is not even decoded (`passUnwanted`).

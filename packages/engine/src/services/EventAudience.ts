@@ -6,8 +6,8 @@ import { invitedMakerIds } from "../rfq/Visibility.js"
  * caller of one of the RFQs' taker desks or with a maker id invited on one of them (`canSee`, the
  * rule every RFQ channel starts with), and, when a trade is among the events, every listener of
  * the public tape. Anyone else hears nothing of them, so a subscriber with no listener in the
- * audience can leave them unread: every host reads every step of every RFQ (issue 15), and only
- * the hosts holding a session of the taker or of an invited maker, or a tape listener for a
+ * audience can leave them unread: every host receives every step of every RFQ (issue 15), and
+ * only the hosts holding a session of the taker or of an invited maker, or a tape listener for a
  * trade, need to decode a step at all.
  */
 export interface EventAudience {
