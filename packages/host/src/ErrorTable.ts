@@ -95,14 +95,24 @@ export const rpcErrorOfRefusal = (refusal: RpcRefusal): RpcError =>
  * The error a failed call answers with, REST and JSON-RPC alike: the failure itself when it is one
  * the transport renders (`isAnswer`); a database that is unreachable or past its deadline 503,
  * logged as a warning; anything else (a defect, a failure its type does not admit) 500, logged as
- * an error under `logMessage`. An interruption stays an interruption: nobody waits for an answer.
+ * an error under `logMessage`. An interruption that reaches here is not the call's own (a fiber
+ * being interrupted skips its error handlers: the client left, the session or the server stopped,
+ * and nobody waits for an answer); it came from something the call waited on, and the client, who
+ * still waits, gets a 503 saying the outcome is unknown, over REST and JSON-RPC alike.
  */
 export const answerOfCause = <E>(
   cause: Cause.Cause<unknown>,
   isAnswer: (failure: unknown) => failure is E,
   logMessage: string
 ): Effect.Effect<E | ApiError> => {
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  if (Cause.isInterruptedOnly(cause))
+    return Effect.as(
+      Effect.logWarning("a call was interrupted by something it waited on", cause),
+      apiError(
+        "serviceUnavailable",
+        "the call was cut short inside the service; read before sending it again"
+      )
+    )
   const failure = Cause.failureOption(cause)
   if (failure._tag === "Some" && isAnswer(failure.value)) return Effect.succeed(failure.value)
   // Another host took the RFQ over mid-command (several hosts): nothing was written; try again.

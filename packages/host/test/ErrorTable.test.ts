@@ -1,6 +1,6 @@
 import { apiError, isApiError } from "@rfq/engine"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Exit, Fiber } from "effect"
 import { answerOfCause } from "../src/ErrorTable.js"
 
 /**
@@ -32,5 +32,25 @@ describe("answerOfCause", () => {
       assert.strictEqual((yield* answer(Cause.die("boom"))).status, 500)
       assert.deepStrictEqual(yield* answer(Cause.fail(apiError("rfqNotFound"))), apiError("rfqNotFound"))
     })
+  )
+
+  it.effect(
+    "an interruption from something the call waited on is a 503 the client hears; the call's own stays one",
+    () =>
+      Effect.gen(function* () {
+        // An inner fiber interrupted and joined: the caller is not interrupted, its handler answers.
+        const inner = Effect.flatMap(Effect.fork(Effect.never), (fiber) =>
+          Effect.zipRight(Fiber.interrupt(fiber), Fiber.join(fiber))
+        )
+        const answered = yield* Effect.catchAllCause(inner, answer)
+        assert.strictEqual(answered.status, 503)
+        assert.deepStrictEqual(answered.reason, [
+          "the call was cut short inside the service; read before sending it again"
+        ])
+        // The call's own interruption (client gone, shutdown) skips the handler: still an interruption.
+        const own = yield* Effect.fork(Effect.catchAllCause(Effect.never, answer))
+        yield* Effect.yieldNow()
+        assert.isTrue(Exit.isInterrupted(yield* Fiber.interrupt(own)))
+      })
   )
 })

@@ -148,7 +148,9 @@ describe("the host process on PostgreSQL", () => {
           const hashes = await Effect.runPromise(
             Effect.gen(function* () {
               const sql = yield* PgClient.PgClient
-              return yield* sql.unsafe<{ hash: string }>(`SELECT secret_hash AS hash FROM ${schema}.api_clients`)
+              return yield* sql.unsafe<{ hash: string }>(
+                `SELECT secret_hash AS hash FROM ${schema}.api_clients`
+              )
             }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(POSTGRES_URL) })))
           )
           expect(hashes.length).toBeGreaterThan(0)

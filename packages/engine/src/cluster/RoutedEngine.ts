@@ -1,5 +1,6 @@
 import { Sharding } from "@effect/cluster"
-import { Data, Duration, Effect, Layer, Option } from "effect"
+import { Rpc } from "@effect/rpc"
+import { Cause, Data, Duration, Effect, Layer, Option } from "effect"
 import { ApiError, apiError } from "../domain/Errors.js"
 import { ActiveQuotes } from "../engine/ActiveQuotes.js"
 import { Engine, type EngineService } from "../engine/Engine.js"
@@ -86,10 +87,19 @@ const make = Effect.gen(function* () {
       Object.fromEntries(
         Object.entries(handlers).map(([tag, handler]) => [
           tag,
-          (envelope: never) => asHandler((handler as (e: never) => Effect.Effect<unknown, unknown>)(envelope))
+          (envelope: never) =>
+            Rpc.uninterruptible(
+              asHandler((handler as (e: never) => Effect.Effect<unknown, unknown>)(envelope))
+            )
         ])
       ) as unknown as typeof handlers
     ),
+    // Each handler runs to its end even when the entity is stopped under it (`Rpc.uninterruptible`):
+    // a shard lock refresh that fails or takes longer than its interval makes the cluster stop
+    // every entity of the host at once, and a command cut there would answer an interruption
+    // whatever it had committed. Run out, it answers what storage holds (the step's version guard
+    // refuses a stale write), and the stop waits for it: a command is bounded by its statements'
+    // deadlines.
     // Reads need not wait behind writes: the actor's own mailbox orders what must be ordered. A
     // defect is answered to the caller (a 500, as on one host), never retried by the cluster: a
     // retried command could run twice.
@@ -115,6 +125,12 @@ const make = Effect.gen(function* () {
           Effect.catchAll((error) => (error instanceof ApiError ? Effect.fail(error) : outage(error))),
           Effect.catchSomeDefect((defect) =>
             isTransportDefect(defect) ? Option.some(outage(defect)) : Option.none()
+          ),
+          // An interruption sent back by the owner (its entity stopped mid-call) is not this
+          // request's: an outage, not a server shutting down. This fiber's own interruption (the
+          // client left, this host stops) never reaches a handler.
+          Effect.catchSomeCause((cause) =>
+            Cause.isInterruptedOnly(cause) ? Option.some(outage(cause)) : Option.none()
           )
         ) as Effect.Effect<A, ApiError>)
 
