@@ -22,11 +22,14 @@ const OWN_ID_TRIES = 64
 
 class ForwardFailed extends Data.TaggedError("ForwardFailed")<{ readonly cause: unknown }> {}
 
-const outage = (cause: unknown) =>
+const outage = (cause: unknown, reason?: string) =>
   Effect.zipRight(
     Effect.logWarning("forwarding to the RFQ's owner failed", cause),
-    Effect.fail(apiError("serviceUnavailable"))
+    Effect.fail(apiError("serviceUnavailable", reason))
   )
+
+/** What a client hears when the owner answered a forwarded call with an interruption. */
+export const OWNER_STOPPED = "the RFQ's owner stopped before answering; read before sending it again"
 
 /** A socket error between runners (the platform's `SocketError`): the message never arrived. */
 const isTransportDefect = (defect: unknown): boolean =>
@@ -130,7 +133,7 @@ const make = Effect.gen(function* () {
           // request's: an outage, not a server shutting down. This fiber's own interruption (the
           // client left, this host stops) never reaches a handler.
           Effect.catchSomeCause((cause) =>
-            Cause.isInterruptedOnly(cause) ? Option.some(outage(cause)) : Option.none()
+            Cause.isInterruptedOnly(cause) ? Option.some(outage(cause, OWNER_STOPPED)) : Option.none()
           )
         ) as Effect.Effect<A, ApiError>)
 

@@ -11,7 +11,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
-import { RoutedEngineLive } from "../../src/cluster/RoutedEngine.js"
+import { OWNER_STOPPED, RoutedEngineLive } from "../../src/cluster/RoutedEngine.js"
 import { ApiError } from "../../src/domain/Errors.js"
 import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
@@ -157,8 +157,12 @@ describe("RoutedEngine: a forwarded command and the owner's entity stopping", ()
         const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
         assert.isTrue(Option.isSome(failure) && failure.value instanceof ApiError)
         assert.deepStrictEqual(
-          Option.map(failure, (e) => [(e as ApiError).status, (e as ApiError).message]),
-          Option.some([503, "service unavailable"])
+          Option.map(failure, (e) => [
+            (e as ApiError).status,
+            (e as ApiError).message,
+            (e as ApiError).reason
+          ]),
+          Option.some([503, "service unavailable", [OWNER_STOPPED]])
         )
       })
   )
