@@ -1,7 +1,8 @@
 import * as path from "node:path"
-import { Data, Effect, type Layer, Logger, Option, Redacted, type Scope } from "effect"
+import { Data, Effect, type Layer, Logger, Option, type Scope } from "effect"
 import { ClusterUnavailable } from "./ClusterConfig.js"
 import { type HostConfig, InvalidConfiguration, loadHostConfig } from "./Config.js"
+import { type DatabaseLayerConfig, databaseLayerConfig } from "./DatabasePlace.js"
 import { acquireDataDirLock, DataDirLocked, DataDirLockFailed } from "./DataDirLock.js"
 import { healthRoutes } from "./HealthRoutes.js"
 import { type HttpServer, ListenFailed, serve } from "./HttpServer.js"
@@ -9,18 +10,7 @@ import type { Around } from "./RouteDispatch.js"
 import type { Route } from "./Router.js"
 import { resolveSecrets, type Secrets } from "./Secrets.js"
 
-/** What the engine's `makeDatabaseLayer` takes. */
-export type DatabaseLayerConfig =
-  | { readonly kind: "pglite"; readonly dataDir: string; readonly queryTimeoutMs?: number }
-  | {
-      readonly kind: "postgres"
-      readonly url: string
-      readonly schema?: string
-      readonly queryTimeoutMs?: number
-    }
-
-/** PGlite's files live in a subdirectory so that the lock and key files stay out of its way. */
-export const PGLITE_SUBDIR = "pglite"
+export { type DatabaseLayerConfig, databaseLayerConfig, PGLITE_SUBDIR } from "./DatabasePlace.js"
 
 /**
  * What the host is assembled from. The database comes in as a layer (built once, held for the
@@ -58,18 +48,6 @@ export type StartupFailure =
   | ListenFailed
   | DatabaseUnavailable
   | ClusterUnavailable
-
-export const databaseLayerConfig = (config: HostConfig): DatabaseLayerConfig => {
-  const database = config.database
-  const queryTimeoutMs = config.databaseQueryTimeoutMs
-  if (database.kind === "pglite")
-    return { kind: "pglite", dataDir: path.join(config.dataDir, PGLITE_SUBDIR), queryTimeoutMs }
-  const url = Redacted.value(database.url)
-  return Option.match(database.schema, {
-    onNone: () => ({ kind: "postgres", url, queryTimeoutMs }),
-    onSome: (schema) => ({ kind: "postgres", url, schema, queryTimeoutMs })
-  })
-}
 
 // The driver's own message (refused connection, unknown role, ...) is what an operator can act on;
 // drivers do not put the connection string in it.

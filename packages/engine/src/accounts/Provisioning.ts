@@ -1,7 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Option } from "effect"
-import { textIssue } from "../api/StorableText.js"
 
 /**
  * The operator's writes of desks' reference data (the host's `npm run admin`): desks, makers and OTC
@@ -10,20 +9,8 @@ import { textIssue } from "../api/StorableText.js"
  * `AccountStore.referenceDataChanged`. SQL failures stay failures, for the operator to read.
  */
 
-/** The longest desk name, user name or maker id, as the API's own text fields (`textField(64)`). */
-export const NAME_MAX_LENGTH = 64
-
-/**
- * Why a name the operator gives (desk, user, maker id, client id) is refused, or undefined: the
- * rules the API applies to client text (`api/StorableText.ts#textIssue`: no U+0000, lone surrogate
- * or control character), not blank, at most `NAME_MAX_LENGTH` characters. These names reach API
- * answers (`GET /v1/exchange/maker`, `GET /v1/account/otc-counterparty`), logs and terminals.
- */
-export const nameIssue = (name: string): string | undefined => {
-  if (!/\S/.test(name)) return "must not be empty"
-  if (name.length > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters`
-  return textIssue(name)
-}
+// The names' rules live with the API's text rules (`api/Names.ts`), where a client can take them.
+export { NAME_MAX_LENGTH, nameIssue } from "../api/Names.js"
 
 export interface DeskListing {
   readonly id: number

@@ -1,4 +1,4 @@
-import { Provisioning } from "@rfq/engine"
+import { NAME_MAX_LENGTH } from "@rfq/engine/api"
 
 /**
  * The admin commands: each with its words, what it does, its arguments and options, as data. The
@@ -53,7 +53,7 @@ export interface Spec {
   ) => AdminCommand
 }
 
-const NAME_RULE = `1 to ${Provisioning.NAME_MAX_LENGTH} characters, not blank, no control characters`
+const NAME_RULE = `1 to ${NAME_MAX_LENGTH} characters, not blank, no control characters`
 const desk = (description: string): Argument => ({
   name: "desk",
   kind: "name",

@@ -1,4 +1,4 @@
-import { Provisioning } from "@rfq/engine"
+import { nameIssue } from "@rfq/engine/api"
 import { type AdminCommand, type Argument, specs } from "./AdminCommands.js"
 import { commandHelp, generalHelp, nounHelp, nouns, PROGRAM, usageOf } from "./AdminHelp.js"
 import { quoted } from "./AdminText.js"
@@ -30,7 +30,7 @@ const readValue = (arg: Argument, text: string): { value: string | number } | { 
         ? { value: text }
         : { problem: `<${arg.name}> must be trader or viewer, got ${quoted(text)}` }
     case "name": {
-      const issue = Provisioning.nameIssue(text)
+      const issue = nameIssue(text)
       return issue === undefined ? { value: text } : { problem: `<${arg.name}> ${issue}` }
     }
   }

@@ -1,10 +1,10 @@
-import { cutText } from "@rfq/engine"
+import { cutText } from "@rfq/engine/api"
 
 /**
  * Text the admin command prints that came from someone else (an argument, a stored name): control
  * characters and lone surrogates are written as `\uXXXX`, so that a hostile name cannot move the
  * cursor, recolour or clear the operator's terminal (C1 `U+009B` is a terminal's CSI). Names made
- * by this command cannot hold them (`Provisioning.nameIssue`); rows written before that rule can.
+ * by this command cannot hold them (`@rfq/engine/api` `nameIssue`); rows written before that rule can.
  */
 export const printable = (text: string): string => {
   let out = ""
