@@ -6,20 +6,15 @@ import {
   Sharding,
   ShardingConfig
 } from "@effect/cluster"
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { OWNER_STOPPED, RoutedEngineLive } from "../../src/cluster/RoutedEngine.js"
 import { ApiError } from "../../src/domain/Errors.js"
-import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
-import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
-import { engineServicesLayer } from "../../src/engine/EngineLayer.js"
+import { Engine, type EngineService } from "../../src/engine/Engine.js"
 import { Ownership } from "../../src/engine/Ownership.js"
-import { EventsLive } from "../../src/services/Events.js"
-import { encryptionKeys, rfqTtlMs, seedAndResolve } from "../support/engineHarness.js"
-import { pgliteTestLayer } from "../support/TestDatabases.js"
+import { sharedOwnerEngine } from "../support/engineHarness.js"
 
 /**
  * The routed engine (`cluster/RoutedEngine.ts`) over an in-memory cluster of one runner whose
@@ -64,22 +59,7 @@ const clusterWith = (outage: { on: boolean }) =>
  */
 const routedOver = (wrap: (local: EngineService) => EngineService) =>
   Effect.gen(function* () {
-    const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
-    const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
-    const services = engineServicesLayer(
-      { rfqTtlMs, encryptionKeys, venueAccounts },
-      {
-        ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
-        events: EventsLive,
-        activeQuotes: ActiveQuotesInMemory
-      }
-    )
-    const localContext = yield* Layer.build(
-      EngineLive({ rfqTtlMs }).pipe(
-        Layer.provideMerge(services),
-        Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
-      )
-    )
+    const { context: localContext, callers } = yield* sharedOwnerEngine
     const local = Context.get(localContext, Engine)
     const outage = { on: false }
     const routedContext = yield* Layer.build(

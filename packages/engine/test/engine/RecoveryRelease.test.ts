@@ -1,22 +1,11 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
-import { ActiveQuotes, ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
-import { Engine, EngineLive } from "../../src/engine/Engine.js"
-import { engineServicesLayer } from "../../src/engine/EngineLayer.js"
-import { Ownership } from "../../src/engine/Ownership.js"
+import { ActiveQuotes } from "../../src/engine/ActiveQuotes.js"
+import { Engine } from "../../src/engine/Engine.js"
 import { Recovery } from "../../src/engine/Recovery.js"
-import { EventsLive } from "../../src/services/Events.js"
-import {
-  type EngineContext,
-  encryptionKeys,
-  rfqTtlMs,
-  seedAndResolve,
-  quoteAtMark
-} from "../support/engineHarness.js"
-import { pgliteTestLayer } from "../support/TestDatabases.js"
+import { type EngineContext, quoteAtMark, sharedOwnerEngine } from "../support/engineHarness.js"
 
 /**
  * An engine that shares ownership lets go of the RFQs of a shard it lost (`Recovery.release`):
@@ -29,26 +18,7 @@ const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"]
 describe("Recovery.release", () => {
   it.scoped("forgets the released RFQs' actors and indexed quotes, and only theirs", () =>
     Effect.gen(function* () {
-      const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
-      const { callers, venueAccounts } = yield* Effect.provideService(
-        seedAndResolve,
-        SqlClient.SqlClient,
-        sql
-      )
-      const services = engineServicesLayer(
-        { rfqTtlMs, encryptionKeys, venueAccounts },
-        {
-          ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
-          events: EventsLive,
-          activeQuotes: ActiveQuotesInMemory
-        }
-      )
-      const context = yield* Layer.build(
-        EngineLive({ rfqTtlMs }).pipe(
-          Layer.provideMerge(services),
-          Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
-        )
-      )
+      const { context, callers } = yield* sharedOwnerEngine
       const engine = Context.get(context, Engine)
       const index = Context.get(context, ActiveQuotes)
       const recovery = Context.get(context, Recovery)

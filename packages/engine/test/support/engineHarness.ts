@@ -3,15 +3,19 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { BigDecimal, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
-import { Engine, type EngineService } from "../../src/engine/Engine.js"
-import { makeEngineLayer } from "../../src/engine/EngineLayer.js"
+import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
+import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
+import { engineServicesLayer, makeEngineLayer } from "../../src/engine/EngineLayer.js"
+import { Ownership } from "../../src/engine/Ownership.js"
 import type { Caller } from "../../src/rfq/RfqRecord.js"
 import { SecretBoxLive, type SecretBox } from "../../src/security/SecretBox.js"
+import { EventsLive } from "../../src/services/Events.js"
 import { Pricing } from "../../src/services/Pricing.js"
 import { Venues } from "../../src/services/Venues.js"
 import { seedDemoData } from "../../src/storage/DemoSeed.js"
 import type { VenueLedger } from "../../src/venues/VenueLedger.js"
 import type { AccountRegistration } from "../../src/venues/VenueAccounts.js"
+import { pgliteTestLayer } from "./TestDatabases.js"
 
 /** A fixed wall-clock start for engine tests (TestClock starts at 0, before any listed expiry). */
 export const testEpoch = Date.parse("2026-11-20T12:00:00Z")
@@ -140,3 +144,27 @@ export const quoteAtMark = (
       ...fields
     })
   )
+
+/**
+ * An engine that shares ownership (as one host of several does, owning every RFQ here) on a fresh
+ * seeded PGlite, with in-memory events and active quotes; its whole context, and who is who.
+ */
+export const sharedOwnerEngine = Effect.gen(function* () {
+  const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
+  const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
+  const services = engineServicesLayer(
+    { rfqTtlMs, encryptionKeys, venueAccounts },
+    {
+      ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
+      events: EventsLive,
+      activeQuotes: ActiveQuotesInMemory
+    }
+  )
+  const context = yield* Layer.build(
+    EngineLive({ rfqTtlMs }).pipe(
+      Layer.provideMerge(services),
+      Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+    )
+  )
+  return { context, callers }
+})
