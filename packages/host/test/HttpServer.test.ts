@@ -155,6 +155,31 @@ describe("request handling", () => {
     })
   )
 
+  it.scopedLive(
+    "a handler interrupted from inside (not by its client or a shutdown) is a 503 with its reason",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* start([
+          // It waits on a fiber something else interrupts (an owner's entity stopped under a
+          // forwarded call); it was once answered "the server is shutting down".
+          route("GET", "/cut", () =>
+            Effect.flatMap(Effect.fork(Effect.never), (fiber) =>
+              Effect.zipRight(Fiber.interrupt(fiber), Fiber.join(fiber))
+            )
+          ),
+          route("GET", "/ok", () => Effect.succeed({ status: 200, body: { ok: true } }))
+        ])
+        const response = yield* request(`${server.url}/cut`)
+        assert.deepStrictEqual(response.status, 503)
+        assert.deepStrictEqual(response.body, {
+          code: 503,
+          message: "service unavailable",
+          reason: ["the call was cut short inside the service; read before sending it again"]
+        })
+        assert.deepStrictEqual((yield* request(`${server.url}/ok`)).body, { ok: true })
+      })
+  )
+
   it.scopedLive("a body over 1 MiB is refused with 413, declared or streamed", () =>
     Effect.gen(function* () {
       const server = yield* start([

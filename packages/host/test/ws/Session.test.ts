@@ -384,6 +384,27 @@ describe("database outage", () => {
   )
 })
 
+describe("a call cut short from inside", () => {
+  it.effect("is answered 503 with its reason (it once got no reply at all), and the session goes on", () =>
+    Effect.gen(function* () {
+      const s = yield* authenticated(makeShared(), "token-maker")
+      const reply = yield* s.call("v1/test/cut", {})
+      assert.deepStrictEqual(reply.error, {
+        code: -32603,
+        message: "service unavailable",
+        data: {
+          status: 503,
+          reason: ["the call was cut short inside the service; read before sending it again"]
+        }
+      })
+      assert.deepStrictEqual((yield* s.call("v1/test/echo", { n: 2 })).result, {
+        n: 2,
+        userId: callers.maker.userId
+      })
+    })
+  )
+})
+
 describe("auth", () => {
   it.effect("with a token: {success: true}; a bad token is -32001 with the spec's message", () =>
     Effect.gen(function* () {

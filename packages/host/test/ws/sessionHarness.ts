@@ -1,5 +1,5 @@
 import { type ApiError, apiError, type Caller, type EngineEvent, type EngineService } from "@rfq/engine"
-import { Clock, Effect, type Option, Queue, Schema } from "effect"
+import { Clock, Effect, Fiber, type Option, Queue, Schema } from "effect"
 import type { TokenResponse } from "../../src/auth/AuthService.js"
 import type { AuthenticatedCaller } from "../../src/auth/Tokens.js"
 import type { Operation } from "../../src/Operations.js"
@@ -150,6 +150,13 @@ export const testOperations = (journal: Journal): ReadonlyArray<Operation> => [
       new Error("Failed to execute statement", {
         cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })
       })
+    )
+  ),
+  // Interrupted from inside: it waits on a fiber that something else interrupts (an owner's
+  // entity stopped under a forwarded call), while the call's own fiber is not interrupted.
+  testOp("v1/test/cut", "write", Schema.Struct({}), () =>
+    Effect.flatMap(Effect.fork(Effect.never), (fiber) =>
+      Effect.zipRight(Fiber.interrupt(fiber), Fiber.join(fiber))
     )
   ),
   testOp("v1/test/slow", "write", Schema.Struct({ ms: Schema.Number }), (_engine, _caller, input) =>
