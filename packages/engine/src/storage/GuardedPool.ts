@@ -62,9 +62,17 @@ const withListener = new WeakSet<PgPoolClient>()
 
 /** A client checked out of the pool, until it goes back (finished) or is destroyed (abandoned). */
 export class Lease {
+  /** A statement of this lease is on the wire (sent, not yet answered). */
   inFlight = false
   over = false
   broken = false
+  /**
+   * Statements given to this lease while another was on the wire, in order. A connection runs one
+   * statement at a time; leaving the queue to node-postgres (deprecated) would also leave
+   * `inFlight` false while a later statement is on the wire, so abandoning it would skip the
+   * fence and let it commit after the pool had moved on.
+   */
+  private readonly waiting: Array<() => void> = []
   constructor(
     readonly client: PgPoolClient,
     private readonly onAbandon: (pid: number) => void
@@ -74,6 +82,18 @@ export class Lease {
       withListener.add(client)
       client.on("error", () => undefined)
     }
+  }
+
+  /** Runs `start` (which sends one statement) once no other statement of this lease is on the wire. */
+  whenFree(start: () => void): void {
+    if (this.inFlight || this.waiting.length > 0) this.waiting.push(start)
+    else start()
+  }
+
+  /** The statement on the wire was answered (or none was sent): the next waiting one goes. */
+  next(): void {
+    this.inFlight = false
+    this.waiting.shift()?.()
   }
 
   /** Back to the pool, unless it cannot be trusted (a connection error, a transaction left open). */
@@ -265,25 +285,28 @@ export class GuardedPool {
     attempt: Attempt<A>,
     stage: Stage = "statement"
   ): Promise<PgResult | Array<PgResult>> {
-    return new Promise((resolve, reject) => {
-      if (attempt.ended || lease.over) {
-        reject(deadlineError(attempt.deadlineMs, stage))
-        return
-      }
-      attempt.at(stage)
-      lease.inFlight = true
-      try {
-        lease.client.query(query, (error, result) => {
-          lease.inFlight = false
-          if (error === null) return resolve(result)
-          if (!isServerError(error)) lease.broken = true
+    return new Promise((resolve, reject) =>
+      lease.whenFree(() => {
+        if (attempt.ended || lease.over) {
+          reject(deadlineError(attempt.deadlineMs, stage))
+          lease.next()
+          return
+        }
+        attempt.at(stage)
+        lease.inFlight = true
+        try {
+          lease.client.query(query, (error, result) => {
+            if (error !== null && !isServerError(error)) lease.broken = true
+            lease.next()
+            if (error === null) resolve(result)
+            else reject(statementError(error))
+          })
+        } catch (error) {
+          lease.next()
           reject(statementError(error))
-        })
-      } catch (error) {
-        lease.inFlight = false
-        reject(statementError(error))
-      }
-    })
+        }
+      })
+    )
   }
 
   /**

@@ -114,6 +114,39 @@ describe("statement deadline on PostgreSQL", () => {
   )
 
   it.live(
+    "two statements at once on one reserved connection run one after the other, and the second, stalled, is fenced like any",
+    () =>
+      withProbeTable((schema) =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const holder = yield* holdRowLock(schema)
+          // A connection held for several statements (as the cluster holds its shard lock
+          // connection), given a quick read and then a write that stalls behind the row lock.
+          const [read, write] = yield* Effect.scoped(
+            Effect.flatMap(sql.reserve, (connection) =>
+              Effect.all(
+                [
+                  Effect.exit(connection.execute("SELECT 1 AS n", [], undefined)),
+                  Effect.exit(connection.execute("UPDATE stall_probe SET v = 2 WHERE id = 1", [], undefined))
+                ],
+                { concurrency: "unbounded" }
+              )
+            )
+          )
+          assert.isTrue(Exit.isSuccess(read))
+          assert.isTrue(failedByDeadline(write), `expected a deadline failure, got ${String(write)}`)
+          // The stalled write was on the wire when it was abandoned: its backend is settled before
+          // the next statement, so the lock's release cannot let it through any more.
+          assert.strictEqual(yield* probeValue, 0)
+          yield* commitAndClose(holder)
+          yield* Effect.sleep("300 millis")
+          assert.strictEqual(yield* probeValue, 1)
+        })
+      ),
+    30_000
+  )
+
+  it.live(
     "abandoned connections do not poison the pool: more statements than connections all succeed after",
     () =>
       withProbeTable((schema) =>
