@@ -16,7 +16,7 @@ import { formatNumber } from "./Report.js"
  */
 
 /** Milliseconds of the whole machine so far: busy (every core, all modes but idle) and idle. */
-const machineMs = (): { busy: number; idle: number } | undefined => {
+export const machineMs = (): { busy: number; idle: number } | undefined => {
   try {
     const line = fs.readFileSync("/proc/stat", "utf8").split("\n")[0]!
     const [user, nice, system, idle, iowait, irq, softirq, steal] = line

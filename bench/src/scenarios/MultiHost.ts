@@ -6,6 +6,7 @@ import type { ForwardCostConfig, ForwardCostResult } from "../children/forwardCo
 import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import { clusterServicesMissing } from "../ClusterServices.js"
 import { CPU_IN_FLIGHT, cpuBlocks, type ForwardKind } from "../ForwardCpuBlocks.js"
+import { machineMs } from "../CoreAccount.js"
 import { childResult, childScript, spawnTs } from "../Processes.js"
 import { type CpuGroup, cpuMsOfPid, cpuPerOperation, readCpu } from "../ProcessCpu.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
@@ -53,8 +54,14 @@ const cpuGroupsOf = (variant: Variant): Record<CpuKey, CpuGroup> => ({
   redis: { command: "redis-server" }
 })
 
-/** A lifecycle run with the CPU it cost, ms per lifecycle of each group. */
-type LifecycleRun = LifecycleResult & { readonly cpuMs: Record<CpuKey, number | undefined> }
+/**
+ * A lifecycle run with the CPU it cost, ms per lifecycle of each group, and the whole machine's:
+ * every core's busy ms per lifecycle and the cores it had (busy and idle over the run's wall time).
+ */
+type LifecycleRun = LifecycleResult & {
+  readonly cpuMs: Record<CpuKey, number | undefined>
+  readonly machine: { readonly busyMsPer: number; readonly cores: number } | undefined
+}
 
 /** `hosts 9.1, haproxy 0.8, ...` ms of CPU per lifecycle (groups that could not be read left out). */
 const cpuLine = (perLifecycle: Record<CpuKey, number | undefined>) =>
@@ -105,6 +112,8 @@ const lifecycles = async (
       }
       const groups = cpuGroupsOf(variant)
       const cpuBefore = readCpu(groups)
+      const machineBefore = machineMs()
+      const startedAt = performance.now()
       const run = await measuredOn(ctx, variant.hosts, () =>
         childResult<LifecycleResult>(
           "lifecycleClients.ts",
@@ -113,14 +122,27 @@ const lifecycles = async (
         )
       )
       // Over the whole run (warm-up included) per lifecycle completed in it.
-      const result = { ...run, cpuMs: cpuPerOperation(cpuBefore, readCpu(groups), run.completed) }
+      const machineAfter = machineMs()
+      const wallMs = performance.now() - startedAt
+      const result: LifecycleRun = {
+        ...run,
+        cpuMs: cpuPerOperation(cpuBefore, readCpu(groups), run.completed),
+        machine:
+          machineBefore === undefined || machineAfter === undefined || run.completed <= 0 || wallMs <= 0
+            ? undefined
+            : {
+                busyMsPer: (machineAfter.busy - machineBefore.busy) / run.completed,
+                cores: (machineAfter.busy - machineBefore.busy + machineAfter.idle - machineBefore.idle) / wallMs
+              }
+      }
       if (result.lifecycles === 0)
         throw new Error(`${variant.name}: no lifecycle completed (${result.firstError ?? "no error"})`)
       ctx.log(
         `  lifecycle, ${variant.name}: ${formatNumber(result.lifecyclesPerSecond)} lifecycles/s (${result.errors} errors); ` +
           `${stepLine("create", result.steps.create)}; ${stepLine("quote", result.steps.quote)}; ${stepLine("accept", result.steps.accept)}`
       )
-      ctx.log(`    CPU ms per lifecycle: ${cpuLine(result.cpuMs)}`)
+      const machine = result.machine === undefined ? "" : `; the whole machine ${formatNumber(result.machine.busyMsPer)}`
+      ctx.log(`    CPU ms per lifecycle: ${cpuLine(result.cpuMs)}${machine}`)
       if (result.errors > 0) ctx.log(`    first error: ${result.firstError}`)
       const previous = best.get(variant.id)
       if (previous === undefined || result.lifecyclesPerSecond > previous.lifecyclesPerSecond)
@@ -128,6 +150,28 @@ const lifecycles = async (
     }
   }
   return best
+}
+
+/**
+ * What the machine allows the 2-host run at most if the two hosts together cost what the one host
+ * costs per lifecycle: everything else it spent (HAProxy, NATS, Redis, PostgreSQL, the clients and
+ * the bench: its busy time per lifecycle less its hosts') plus the one host's cost, on every core
+ * the machine had, against the one host's measured rate. An upper bound: no run keeps every core
+ * busy. Undefined where `/proc` could not be read.
+ */
+const sameHostsCeiling = (one: LifecycleRun, two: LifecycleRun) => {
+  const oneHostsMsPer = one.cpuMs.hosts
+  const twoHostsMsPer = two.cpuMs.hosts
+  if (two.machine === undefined || oneHostsMsPer === undefined || twoHostsMsPer === undefined) return undefined
+  const outsideMsPer = Math.max(0, two.machine.busyMsPer - twoHostsMsPer)
+  const perSecond = (two.machine.cores * 1000) / (outsideMsPer + oneHostsMsPer)
+  return {
+    oneHostsMsPer,
+    outsideMsPer,
+    cores: two.machine.cores,
+    perSecond,
+    ratio: perSecond / one.lifecyclesPerSecond
+  }
 }
 
 /** Fan-out through each variant with scenario 3's connections and creates. */
@@ -245,6 +289,17 @@ const measure = async (
     `  lifecycle ratio 2 hosts ÷ 1 host = ${lifecycleRatio.toFixed(3)} (target ≥ ${LIFECYCLE_AIM}); ` +
       `1 of 2 hosts direct ÷ 1 host = ${(figures.lifecycleRatioOwn as number).toFixed(3)}`
   )
+  const ceiling = sameHostsCeiling(life.get("one")!, life.get("two")!)
+  if (ceiling !== undefined) {
+    figures.lifecycleRatioCeilingSameHosts = ceiling.ratio
+    figures.twoOutsideHostsMsPerLifecycle = ceiling.outsideMsPer
+    const line =
+      `with two hosts that together cost what the one host costs (${formatNumber(ceiling.oneHostsMsPer)} ms per lifecycle), the rest of the 2-host run ` +
+      `(HAProxy, NATS, Redis, PostgreSQL, clients: ${formatNumber(ceiling.outsideMsPer)} ms per lifecycle) on ${ceiling.cores.toFixed(2)} cores ` +
+      `would allow at most ${formatNumber(ceiling.perSecond)} lifecycles/s: ${ceiling.ratio.toFixed(3)} of the one host`
+    ctx.log(`    ${line}`)
+    notes.push(line)
+  }
   notes.push(
     `lifecycle (${lifecycleSizes.clients} clients): 1 host ${formatNumber(perSecond("one"))}/s, 2 hosts behind HAProxy ${formatNumber(perSecond("two"))}/s, ` +
       `ratio ${lifecycleRatio.toFixed(3)} (1 of the 2 hosts direct: ${formatNumber(perSecond("own"))}/s)`
