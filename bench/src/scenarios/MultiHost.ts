@@ -282,12 +282,17 @@ const measure = async (
     })
     for (const [key, ms] of Object.entries(result.cpuMs))
       if (ms !== undefined) figures[`${id}Cpu${key[0]!.toUpperCase()}${key.slice(1)}MsPerLifecycle`] = ms
+    if (result.machine !== undefined) figures[`${id}CpuMachineMsPerLifecycle`] = result.machine.busyMsPer
   }
   figures.lifecycleRatio = lifecycleRatio
   figures.lifecycleRatioOwn = perSecond("own") / perSecond("one")
   ctx.log(
     `  lifecycle ratio 2 hosts ÷ 1 host = ${lifecycleRatio.toFixed(3)} (target ≥ ${LIFECYCLE_AIM}); ` +
       `1 of 2 hosts direct ÷ 1 host = ${(figures.lifecycleRatioOwn as number).toFixed(3)}`
+  )
+  notes.push(
+    `lifecycle (${lifecycleSizes.clients} clients): 1 host ${formatNumber(perSecond("one"))}/s, 2 hosts behind HAProxy ${formatNumber(perSecond("two"))}/s, ` +
+      `ratio ${lifecycleRatio.toFixed(3)} (1 of the 2 hosts direct: ${formatNumber(perSecond("own"))}/s)`
   )
   const ceiling = sameHostsCeiling(life.get("one")!, life.get("two")!)
   if (ceiling !== undefined) {
@@ -300,10 +305,6 @@ const measure = async (
     ctx.log(`    ${line}`)
     notes.push(line)
   }
-  notes.push(
-    `lifecycle (${lifecycleSizes.clients} clients): 1 host ${formatNumber(perSecond("one"))}/s, 2 hosts behind HAProxy ${formatNumber(perSecond("two"))}/s, ` +
-      `ratio ${lifecycleRatio.toFixed(3)} (1 of the 2 hosts direct: ${formatNumber(perSecond("own"))}/s)`
-  )
 
   for (const makers of fanOutSizes.makers) {
     const fan = await fanOuts(ctx, variants, fanOutSizes, makers)
