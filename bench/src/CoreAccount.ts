@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import { type CpuReading, cpuSpent, readCpu } from "./ProcessCpu.js"
+import { type CpuReading, cpuSpent, readCpu, systemMsOfPid } from "./ProcessCpu.js"
 import { formatNumber } from "./Report.js"
 
 /**
@@ -54,6 +54,8 @@ export interface Reading {
   readonly machine: ReturnType<typeof machineMs>
   readonly main: ReturnType<typeof mainThreadMs>
   readonly host: CpuReading | undefined
+  /** The host's kernel time so far (ms), all its threads. */
+  readonly hostSystem: number | undefined
   readonly postgres: CpuReading | undefined
 }
 
@@ -65,6 +67,7 @@ export const readCores = (hostPid: number | undefined): Reading => {
     machine: machineMs(),
     main: mainThreadMs(hostPid),
     host: cpu.host,
+    hostSystem: systemMsOfPid(hostPid),
     postgres: cpu.postgres
   }
 }
@@ -73,6 +76,8 @@ export const readCores = (hostPid: number | undefined): Reading => {
 export interface CoreShares {
   readonly windowMs: number
   readonly host: number | undefined
+  /** Of `host`, the time its threads spent in the kernel (system calls: socket writes and reads, wake-ups). */
+  readonly hostSystem: number | undefined
   readonly hostMainRan: number | undefined
   readonly hostMainWaited: number | undefined
   readonly postgres: number | undefined
@@ -93,6 +98,7 @@ export const sharesBetween = (first: Reading, last: Reading, hasHost: boolean): 
   return {
     windowMs: ms,
     host: hasHost ? host : undefined,
+    hostSystem: hasHost ? share(last.hostSystem, first.hostSystem, ms) : undefined,
     hostMainRan: share(last.main?.ran, first.main?.ran, ms),
     hostMainWaited: share(last.main?.waited, first.main?.waited, ms),
     postgres,
@@ -137,6 +143,7 @@ export const perOperation = (shares: CoreShares, perSecond: number): Record<stri
     cores === undefined || perSecond <= 0 ? undefined : (cores * 1000) / perSecond
   return {
     host: per(shares.host),
+    hostSystem: per(shares.hostSystem),
     hostMainRan: per(shares.hostMainRan),
     hostMainWaited: per(shares.hostMainWaited),
     postgres: per(shares.postgres),
@@ -154,7 +161,7 @@ export const coreLine = (shares: CoreShares, perSecond: number, unit: string): s
   const host =
     shares.host === undefined
       ? ""
-      : `host ${cores(shares.host)} (${ms(p.host)}; its main thread ran ${ms(p.hostMainRan)} and waited for a core ${ms(p.hostMainWaited)}), `
+      : `host ${cores(shares.host)} (${ms(p.host)}, ${ms(p.hostSystem)} of it in the kernel; its main thread ran ${ms(p.hostMainRan)} and waited for a core ${ms(p.hostMainWaited)}), `
   return (
     `cores over ${formatNumber(shares.windowMs / 1000)} s of load, and per ${unit}: ${host}` +
     `PostgreSQL ${cores(shares.postgres)} (${ms(p.postgres)}), clients and the rest ${cores(shares.others)} (${ms(p.others)}), idle ${cores(shares.idle)}`
@@ -182,6 +189,7 @@ export const coreComparison = (
     if (value !== undefined && Number.isFinite(value)) figures[`${prefix}${name}`] = value
   }
   put("HostCpuMsPer", s.host)
+  put("HostSystemMsPer", s.hostSystem)
   put("HostMainRanMsPer", s.hostMainRan)
   put("HostMainWaitedMsPer", s.hostMainWaited)
   put("PostgresCpuMsPer", s.postgres)

@@ -21,6 +21,17 @@ export const cpuMsOfPid = (pid: number | undefined): number | undefined => {
   }
 }
 
+/** System (kernel) CPU time of process `pid` so far, in ms: its `stime`; undefined if unreadable. */
+export const systemMsOfPid = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]) * 10
+  } catch {
+    return undefined
+  }
+}
+
 /** The ids of the running processes whose command name (`/proc/<pid>/comm`) is `name`. */
 const pidsNamed = (name: string): Array<number> => {
   let entries: Array<string>

@@ -127,6 +127,7 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
       durableCeilingVsHeartbeats: ceiling,
       ...(perUpdate.host === undefined ? {} : { hostCpuMsPerUpdate: perUpdate.host }),
       ...(perUpdate.hostMainRan === undefined ? {} : { hostMainRanMsPerUpdate: perUpdate.hostMainRan }),
+      ...(perUpdate.hostSystem === undefined ? {} : { hostSystemMsPerUpdate: perUpdate.hostSystem }),
       ...(perUpdate.hostMainWaited === undefined
         ? {}
         : { hostMainWaitedMsPerUpdate: perUpdate.hostMainWaited })
