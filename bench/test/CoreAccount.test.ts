@@ -5,6 +5,7 @@ import { type CoreShares, coreComparison, coreWindow, measuredWindow } from "../
 const shares = (over: Partial<CoreShares>): CoreShares => ({
   windowMs: 10_000,
   host: undefined,
+  hostSystem: undefined,
   hostMainRan: undefined,
   hostMainWaited: undefined,
   postgres: undefined,
@@ -24,6 +25,7 @@ describe("where the cores went", () => {
     // 200 operations a second: 0.8 cores of host = 4 ms each; PostgreSQL 0.6 = 3 ms; clients 0.2 = 1 ms.
     const service = shares({
       host: 0.8,
+      hostSystem: 0.1,
       hostMainRan: 0.6,
       hostMainWaited: 0.2,
       postgres: 0.6,
@@ -34,6 +36,9 @@ describe("where the cores went", () => {
     const { figures, lines } = coreComparison("pg", service, 200, baseline, 1_000, "lifecycle")
     expect(figures.pgHostCpuMsPer).toBeCloseTo(4)
     expect(figures.pgHostMainWaitedMsPer).toBeCloseTo(1)
+    // 0.1 cores in the kernel: 0.5 ms of the host's 4 ms a lifecycle.
+    expect(figures.pgHostSystemMsPer).toBeCloseTo(0.5)
+    expect(lines[0]).toContain("host 0.80 (4.00 ms, 0.500 ms of it in the kernel;")
     expect(figures.pgPostgresCpuMsPer).toBeCloseTo(3)
     expect(figures.pgBaselinePostgresCpuMsPer).toBeCloseTo(1)
     // 2 cores in all ÷ (3 + 1) ms a lifecycle = 500 a second, half the baseline's 1,000.
@@ -67,6 +72,9 @@ describe("where the cores went", () => {
       expect(read.hostMainRan).toBeGreaterThan(0)
       expect(read.hostMainRan! + read.hostMainWaited!).toBeGreaterThan(0.5)
       expect(read.host).toBeGreaterThan(0)
+      // The kernel's part of the process's time is read too, and is a part of it.
+      expect(read.hostSystem).toBeGreaterThanOrEqual(0)
+      expect(read.hostSystem!).toBeLessThanOrEqual(read.host!)
     }
   )
 })

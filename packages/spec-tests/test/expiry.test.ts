@@ -5,7 +5,7 @@ import { backends, HOST_START_TIMEOUT_MS, startHost, type TestHost } from "./sup
 import { register } from "./support/register.js"
 
 /** RFQ expiry on a host whose RFQs live two seconds. */
-const TTL_SECONDS = 2
+const TTL_SECONDS = 3
 
 describe.each(backends)("%s", (backend) => {
   let host: TestHost

@@ -126,7 +126,7 @@ export const expiryAndTape = group("quote expiry and the public tape", [
         await maker.result("v1/subscribe", { channels: ["rfq_quote.maker"] })
         await taker.result("v1/subscribe", { channels: ["rfq_quote.taker.BTC"] })
         const body = await quoteBody(w, "maker1", rfqId, { direction: "sell", amount: 100, label })
-        const validUntil = now() + 2_500
+        const validUntil = now() + 4_000
         const quoteId = expectOk<{ rfqQuoteId: number }>(
           await w.api.post("/v1/rfq/quote", { token: w.token("maker1"), json: { ...body, validUntil } }),
           "CreateQuoteResponse"

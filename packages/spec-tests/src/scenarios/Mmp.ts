@@ -280,7 +280,7 @@ export const mmp = group("market-maker protection", [
       await rpc.result("v1/mmp/config/set", {
         baseCurrency: "BTC",
         intervalMs: 600_000,
-        frozenMs: 1500,
+        frozenMs: 3000,
         amountLimit: 50
       })
       const { quoteId } = await quoted(w)
