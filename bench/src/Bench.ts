@@ -46,6 +46,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           sequentialRfqs: 50,
           burstRfqs: 50,
           burstConcurrency: 4,
+          rounds: 2,
           targets: true
         },
         wsQuoting: { connections: 30, warmupMs: 2_000, durationMs: 10_000, targets: true },
@@ -92,7 +93,7 @@ export const sizesFor = (mode: Mode): Sizes => {
           databases: ["postgres", "pglite"],
           shareHostOn: "pglite"
         },
-        fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, targets: false },
+        fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, rounds: 2, targets: false },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300, targets: false },
         memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
         multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1, forwardCpuBlock: 10 },
