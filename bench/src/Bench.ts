@@ -93,7 +93,14 @@ export const sizesFor = (mode: Mode): Sizes => {
           databases: ["postgres", "pglite"],
           shareHostOn: "pglite"
         },
-        fanOut: { makers: [5], sequentialRfqs: 2, burstRfqs: 2, burstConcurrency: 2, rounds: 2, targets: false },
+        fanOut: {
+          makers: [5],
+          sequentialRfqs: 2,
+          burstRfqs: 2,
+          burstConcurrency: 2,
+          rounds: 2,
+          targets: false
+        },
         wsQuoting: { connections: 3, warmupMs: 100, durationMs: 300, targets: false },
         memory: { checkpoints: [50], direct: 5, concurrency: 4, targets: false },
         multiHost: { lifecycleRounds: 1, forwardRounds: 5, forwardWarmupRounds: 1, forwardCpuBlock: 10 },

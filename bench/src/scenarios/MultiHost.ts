@@ -3,16 +3,15 @@ import type { BenchContext } from "../BenchContext.js"
 import type { BenchHost } from "../BenchHost.js"
 import type { FanOutConfig, FanOutResult } from "../children/fanOutClients.js"
 import type { ForwardCostConfig, ForwardCostResult } from "../children/forwardCost.js"
-import type { LifecycleConfig, LifecycleResult } from "../children/lifecycleClients.js"
 import { clusterServicesMissing } from "../ClusterServices.js"
 import { CPU_IN_FLIGHT, cpuBlocks, type ForwardKind } from "../ForwardCpuBlocks.js"
-import { machineMs } from "../CoreAccount.js"
 import { childResult, childScript, spawnTs } from "../Processes.js"
-import { type CpuGroup, cpuMsOfPid, cpuPerOperation, readCpu } from "../ProcessCpu.js"
+import { cpuMsOfPid } from "../ProcessCpu.js"
 import { check, formatNumber, type ScenarioResult } from "../Report.js"
 import type { LatencySummary } from "../Stats.js"
 import type { FanOutSizes } from "./FanOut.js"
-import { type LifecycleSizes, stepLine } from "./Lifecycle.js"
+import type { LifecycleSizes } from "./Lifecycle.js"
+import { lifecycles, measuredOn, sameHostsCeiling, type Variant } from "./MultiHostLifecycles.js"
 
 /** How big the multi-host scenario runs, beyond the lifecycle and fan-out loads it borrows. */
 export interface MultiHostSizes {
@@ -25,51 +24,6 @@ export interface MultiHostSizes {
   readonly forwardCpuBlock: number
 }
 
-/** Where one variant's clients send their requests and open their sessions. */
-interface Variant {
-  readonly id: "one" | "own" | "two"
-  readonly name: string
-  readonly httpUrl: string
-  readonly wsUrl: string
-  /** The hosts doing the work (for profile windows). */
-  readonly hosts: ReadonlyArray<BenchHost>
-  /** HAProxy's process, when the variant goes through it. */
-  readonly proxyPid?: number | undefined
-}
-
-/**
- * Whose CPU a lifecycle run accounts for: the variant's hosts (and each of two apart: with clients
- * sent to the first, the second's share is what following the event stream costs), HAProxy, and
- * the shared services.
- */
-type CpuKey = "hosts" | "first" | "second" | "haproxy" | "postgres" | "nats" | "redis"
-
-const cpuGroupsOf = (variant: Variant): Record<CpuKey, CpuGroup> => ({
-  hosts: { pids: variant.hosts.map((host) => host.child.process.pid) },
-  first: { pids: variant.hosts.length < 2 ? [] : [variant.hosts[0]!.child.process.pid] },
-  second: { pids: variant.hosts.length < 2 ? [] : [variant.hosts[1]!.child.process.pid] },
-  haproxy: { pids: variant.proxyPid === undefined ? [] : [variant.proxyPid] },
-  postgres: { command: "postgres" },
-  nats: { command: "nats-server" },
-  redis: { command: "redis-server" }
-})
-
-/**
- * A lifecycle run with the CPU it cost, ms per lifecycle of each group, and the whole machine's:
- * every core's busy ms per lifecycle and the cores it had (busy and idle over the run's wall time).
- */
-type LifecycleRun = LifecycleResult & {
-  readonly cpuMs: Record<CpuKey, number | undefined>
-  readonly machine: { readonly busyMsPer: number; readonly cores: number } | undefined
-}
-
-/** `hosts 9.1, haproxy 0.8, ...` ms of CPU per lifecycle (groups that could not be read left out). */
-const cpuLine = (perLifecycle: Record<CpuKey, number | undefined>) =>
-  (Object.entries(perLifecycle) as Array<[CpuKey, number | undefined]>)
-    .filter(([, ms]) => ms !== undefined && ms > 0)
-    .map(([key, ms]) => `${key} ${formatNumber(ms!)}`)
-    .join(", ")
-
 const ID = "multihost"
 const TITLE = "Through 2 hosts behind HAProxy"
 /** Issue 15's target for the lifecycle through 2 hosts against 1. */
@@ -80,99 +34,9 @@ const skip = (ctx: BenchContext, skipped: string): ScenarioResult => {
   return { id: ID, title: TITLE, skipped, figures: {}, targets: [], notes: [skipped] }
 }
 
-/** Runs `body` as load on every host of the variant (profile windows). */
-const measuredOn = <A>(
-  ctx: BenchContext,
-  hosts: ReadonlyArray<BenchHost>,
-  body: () => Promise<A>
-): Promise<A> => hosts.reduce<() => Promise<A>>((inner, host) => () => ctx.measured(host, inner), body)()
-
 const signed = (ms: number) => `${ms >= 0 ? "+" : "−"}${formatNumber(Math.abs(ms))}`
 
 const latency = (s: LatencySummary) => `p50 ${formatNumber(s.p50)} ms p99 ${formatNumber(s.p99)} ms`
-
-/**
- * Lifecycle through each variant with scenario 2's clients and load, `rounds` times interleaved;
- * the best run of each variant counts (a noisy neighbour spoils a round, not a variant).
- */
-const lifecycles = async (
-  ctx: BenchContext,
-  variants: ReadonlyArray<Variant>,
-  sizes: LifecycleSizes,
-  rounds: number
-): Promise<Map<Variant["id"], LifecycleRun>> => {
-  const best = new Map<Variant["id"], LifecycleRun>()
-  for (let round = 0; round < rounds; round++) {
-    for (const variant of round % 2 === 0 ? variants : [...variants].reverse()) {
-      const config: LifecycleConfig = {
-        url: variant.httpUrl,
-        clients: sizes.clients,
-        warmupMs: sizes.warmupMs,
-        durationMs: sizes.durationMs
-      }
-      const groups = cpuGroupsOf(variant)
-      const cpuBefore = readCpu(groups)
-      const machineBefore = machineMs()
-      const startedAt = performance.now()
-      const run = await measuredOn(ctx, variant.hosts, () =>
-        childResult<LifecycleResult>(
-          "lifecycleClients.ts",
-          config,
-          sizes.warmupMs + sizes.durationMs + 300_000
-        )
-      )
-      // Over the whole run (warm-up included) per lifecycle completed in it.
-      const machineAfter = machineMs()
-      const wallMs = performance.now() - startedAt
-      const result: LifecycleRun = {
-        ...run,
-        cpuMs: cpuPerOperation(cpuBefore, readCpu(groups), run.completed),
-        machine:
-          machineBefore === undefined || machineAfter === undefined || run.completed <= 0 || wallMs <= 0
-            ? undefined
-            : {
-                busyMsPer: (machineAfter.busy - machineBefore.busy) / run.completed,
-                cores: (machineAfter.busy - machineBefore.busy + machineAfter.idle - machineBefore.idle) / wallMs
-              }
-      }
-      if (result.lifecycles === 0)
-        throw new Error(`${variant.name}: no lifecycle completed (${result.firstError ?? "no error"})`)
-      ctx.log(
-        `  lifecycle, ${variant.name}: ${formatNumber(result.lifecyclesPerSecond)} lifecycles/s (${result.errors} errors); ` +
-          `${stepLine("create", result.steps.create)}; ${stepLine("quote", result.steps.quote)}; ${stepLine("accept", result.steps.accept)}`
-      )
-      const machine = result.machine === undefined ? "" : `; the whole machine ${formatNumber(result.machine.busyMsPer)}`
-      ctx.log(`    CPU ms per lifecycle: ${cpuLine(result.cpuMs)}${machine}`)
-      if (result.errors > 0) ctx.log(`    first error: ${result.firstError}`)
-      const previous = best.get(variant.id)
-      if (previous === undefined || result.lifecyclesPerSecond > previous.lifecyclesPerSecond)
-        best.set(variant.id, result)
-    }
-  }
-  return best
-}
-
-/**
- * What the machine allows the 2-host run at most if the two hosts together cost what the one host
- * costs per lifecycle: everything else it spent (HAProxy, NATS, Redis, PostgreSQL, the clients and
- * the bench: its busy time per lifecycle less its hosts') plus the one host's cost, on every core
- * the machine had, against the one host's measured rate. An upper bound: no run keeps every core
- * busy. Undefined where `/proc` could not be read.
- */
-const sameHostsCeiling = (one: LifecycleRun, two: LifecycleRun) => {
-  const oneHostsMsPer = one.cpuMs.hosts
-  const twoHostsMsPer = two.cpuMs.hosts
-  if (two.machine === undefined || oneHostsMsPer === undefined || twoHostsMsPer === undefined) return undefined
-  const outsideMsPer = Math.max(0, two.machine.busyMsPer - twoHostsMsPer)
-  const perSecond = (two.machine.cores * 1000) / (outsideMsPer + oneHostsMsPer)
-  return {
-    oneHostsMsPer,
-    outsideMsPer,
-    cores: two.machine.cores,
-    perSecond,
-    ratio: perSecond / one.lifecyclesPerSecond
-  }
-}
 
 /** Fan-out through each variant with scenario 3's connections and creates. */
 const fanOuts = async (

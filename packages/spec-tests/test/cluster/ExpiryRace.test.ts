@@ -65,7 +65,11 @@ it("accept through one host against the owner's expiry: one of them, never both,
     outcomes.push(status)
     round++
   }
-  assert.isAtLeast(outcomes.length, ROUNDS / 2, `${attempts} attempts, ${outcomes.length} rounds reached the accept`)
+  assert.isAtLeast(
+    outcomes.length,
+    ROUNDS / 2,
+    `${attempts} attempts, ${outcomes.length} rounds reached the accept`
+  )
   const db = await openDatabase("postgres", { dataDir: "", schema: cluster.namespace })
   try {
     const rows = await db.query<{ rfq_id: string; expiries: string; trades: string; late: string }>(
