@@ -8,29 +8,30 @@ import * as fs from "node:fs"
  * when the cores are shared and throughput is noisy.
  */
 
-/** User plus system CPU time of process `pid` so far, in ms (100 ticks a second); undefined if unreadable. */
-export const cpuMsOfPid = (pid: number | undefined): number | undefined => {
+/**
+ * User and system (kernel) CPU time of process `pid` so far, in ms (100 ticks a second); undefined
+ * if unreadable.
+ */
+const cpuTimesOfPid = (pid: number | undefined): { user: number; system: number } | undefined => {
   if (pid === undefined) return undefined
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
     // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
+    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
   } catch {
     return undefined
   }
 }
 
-/** System (kernel) CPU time of process `pid` so far, in ms: its `stime`; undefined if unreadable. */
-export const systemMsOfPid = (pid: number | undefined): number | undefined => {
-  if (pid === undefined) return undefined
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[12]) * 10
-  } catch {
-    return undefined
-  }
+/** User plus system CPU time of process `pid` so far, in ms; undefined if unreadable. */
+export const cpuMsOfPid = (pid: number | undefined): number | undefined => {
+  const times = cpuTimesOfPid(pid)
+  return times === undefined ? undefined : times.user + times.system
 }
+
+/** System (kernel) CPU time of process `pid` so far, in ms: its `stime`; undefined if unreadable. */
+export const systemMsOfPid = (pid: number | undefined): number | undefined => cpuTimesOfPid(pid)?.system
 
 /** The ids of the running processes whose command name (`/proc/<pid>/comm`) is `name`. */
 const pidsNamed = (name: string): Array<number> => {
