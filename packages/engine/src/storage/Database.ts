@@ -15,7 +15,13 @@ import { withStatementDeadline } from "./StatementDeadline.js"
  * default (see `StatementDeadline.ts`).
  */
 export type DatabaseConfig =
-  | { readonly kind: "pglite"; readonly dataDir: string; readonly queryTimeoutMs?: number | undefined }
+  | {
+      readonly kind: "pglite"
+      readonly dataDir: string
+      readonly queryTimeoutMs?: number | undefined
+      /** Where PGlite runs: its own thread by default for a directory, the caller's for `memory://`. */
+      readonly thread?: "own" | "caller" | undefined
+    }
   | {
       readonly kind: "postgres"
       readonly url: string
@@ -30,7 +36,11 @@ export type DatabaseError = SqlError | MigrationError
 /** The bare client for a configuration, without migrations. */
 export const makeClientLayer = (config: DatabaseConfig): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   config.kind === "pglite"
-    ? PgliteClient.layer({ dataDir: config.dataDir, queryTimeoutMs: config.queryTimeoutMs })
+    ? PgliteClient.layer({
+        dataDir: config.dataDir,
+        queryTimeoutMs: config.queryTimeoutMs,
+        thread: config.thread
+      })
     : PostgresClient.layer({
         url: config.url,
         schema: config.schema,

@@ -3,11 +3,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
-import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite"
+import { PGlite, type Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import { attachDirectRun } from "./DirectSql.js"
 import { PermitQueue } from "./PermitQueue.js"
-import { preparedOf } from "./PglitePrepared.js"
+import { callerThreadSession, type PgliteSession, type SessionQueryOptions } from "./PgliteSession.js"
+import { openWorkerSession } from "./PgliteWorker.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, statementDeadlineMs } from "./StatementDeadline.js"
 import { pgliteParsers } from "./SqlTypes.js"
 
@@ -26,11 +27,14 @@ import { pgliteParsers } from "./SqlTypes.js"
  * the wait for the permit (`queryTimeoutMs`, see `StatementDeadline.ts`): a statement stuck behind
  * a transaction that never ends fails after it rather than waiting forever.
  *
+ * The session runs on the caller's thread or on a thread of its own (`thread`, see
+ * `PgliteSession.ts`); the permit, the deadline and everything above are the same on both.
+ *
  * Ours, not a library's: @effect/sql has no PGlite client, and @electric-sql/pglite's own wrapper
  * gives neither the permit nor the deadline above.
  */
 export interface PgliteClient extends SqlClient.SqlClient {
-  readonly pglite: PGlite
+  readonly session: PgliteSession
 }
 
 export const PgliteClient = Context.GenericTag<PgliteClient>("rfq/storage/PgliteClient")
@@ -42,6 +46,12 @@ export interface PgliteClientOptions {
   readonly loadDataDir?: Blob | undefined
   /** The longest wait for the session (the one permit); 3000 ms when not given. */
   readonly queryTimeoutMs?: number | undefined
+  /**
+   * Where the database runs: `"own"`, a worker thread (`PgliteWorker.ts`), or `"caller"`, the
+   * thread that opens it. By default its own thread for a directory on disk (a host's data), the
+   * caller's for `memory://` (tests, tools).
+   */
+  readonly thread?: "own" | "caller" | undefined
 }
 
 type Rows = ReadonlyArray<any>
@@ -49,15 +59,25 @@ type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArra
 
 const statementError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
+type Sent = Promise<Results | Array<Results>>
+
 // Without parameters the statement goes through the simple protocol (`exec`), like node-postgres
 // does, so multi-statement scripts (migrations) work; a script yields one row array per statement.
 // With parameters, a text seen before runs as a named statement (`PglitePrepared.ts`).
-const runRaw = (db: PGlite, sql: string, params: ReadonlyArray<unknown>, options: QueryOptions) =>
-  Effect.tryPromise({
-    try: (): Promise<Results | Array<Results>> =>
-      params.length === 0 ? db.exec(sql, options) : preparedOf(db).query(sql, params, options),
-    catch: statementError
-  })
+const send = (
+  db: PgliteSession,
+  sql: string,
+  params: ReadonlyArray<unknown>,
+  options: SessionQueryOptions
+): Sent => (params.length === 0 ? db.exec(sql, options) : db.query(sql, params, options))
+
+const answerOf = (sent: Sent) => Effect.tryPromise({ try: () => sent, catch: statementError })
+
+/** Sends the statement when the effect runs (never when it is built), then waits for its answer. */
+const sendAndAnswer = (start: () => Sent) => Effect.suspend(() => answerOf(start()))
+
+/** How a connection runs a statement: `start` sends it and gives its answer. */
+type Runner = (start: () => Sent) => Effect.Effect<Results | Array<Results>, SqlError>
 
 const rowsOf = (result: Results | Array<Results>): Rows => {
   if (!Array.isArray(result)) return result.rows
@@ -65,12 +85,9 @@ const rowsOf = (result: Results | Array<Results>): Rows => {
   return result.map((r) => r.rows)
 }
 
-const makeConnection = (
-  db: PGlite,
-  guard: <A>(effect: Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
-): Connection => {
-  const raw = (sql: string, params: ReadonlyArray<unknown>, options: QueryOptions = {}) =>
-    guard(Effect.uninterruptible(runRaw(db, sql, params, options)))
+const makeConnection = (db: PgliteSession, run: Runner): Connection => {
+  const raw = (sql: string, params: ReadonlyArray<unknown>, options: SessionQueryOptions = {}) =>
+    run(() => send(db, sql, params, options))
   const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
     Effect.map(raw(sql, params), (result) => {
       const rows = rowsOf(result)
@@ -88,12 +105,17 @@ const makeConnection = (
 
 const openPglite = (options: PgliteClientOptions) => {
   const dataDir = options.dataDir ?? "memory://"
+  const thread = options.thread ?? (dataDir.startsWith("memory://") ? "caller" : "own")
   return Effect.tryPromise({
-    try: () =>
-      PGlite.create(dataDir, {
-        parsers: pgliteParsers,
-        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
-      }),
+    try: async (): Promise<PgliteSession> =>
+      thread === "own"
+        ? openWorkerSession({ dataDir, loadDataDir: options.loadDataDir })
+        : callerThreadSession(
+            await PGlite.create(dataDir, {
+              parsers: pgliteParsers,
+              ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+            })
+          ),
     catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${dataDir}` })
   })
 }
@@ -104,15 +126,36 @@ interface ClientOptions {
 }
 
 const makeClient = (
-  db: PGlite,
+  db: PgliteSession,
   connectionLock: PermitQueue,
   options: ClientOptions
 ): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> => {
   const waitMs = statementDeadlineMs(options.queryTimeoutMs ?? DEFAULT_STATEMENT_DEADLINE_MS)
-  const shared = makeConnection(db, (effect) =>
-    Effect.flatMap(waitMs, (ms) => connectionLock.withPermit(ms)(effect))
+  // Outside a transaction a statement needs the permit, so that it never runs inside another
+  // fiber's transaction. Once sent it cannot be called back: it runs uninterruptibly to its answer.
+  const shared = makeConnection(
+    db,
+    db.ordered
+      ? // The session runs statements in the order they were sent (its own thread): the permit
+        // is needed only to send, and statements from several fibers are in flight together.
+        (start) =>
+          Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(waitMs, (ms) => restore(connectionLock.take(ms))).pipe(
+              Effect.flatMap(() => {
+                const sent = start()
+                connectionLock.release()
+                return answerOf(sent)
+              })
+            )
+          )
+      : // The caller's thread: the permit is held until the answer.
+        (start) =>
+          Effect.flatMap(waitMs, (ms) =>
+            connectionLock.withPermit(ms)(Effect.uninterruptible(sendAndAnswer(start)))
+          )
   )
-  const owned = makeConnection(db, (effect) => effect)
+  // A transaction's statements: the transaction holds the permit from BEGIN to its end.
+  const owned = makeConnection(db, (start) => Effect.uninterruptible(sendAndAnswer(start)))
   return SqlClient.make({
     acquirer: Effect.succeed(shared),
     transactionAcquirer: Effect.as(
@@ -126,20 +169,20 @@ const makeClient = (
     spanAttributes: [
       ...Object.entries(options.spanAttributes ?? {}),
       ["db.system.name", "postgresql"],
-      ["db.namespace", db.dataDir ?? "memory://"]
+      ["db.namespace", db.dataDir]
     ]
   }).pipe(
     // The hot writes' statements skip `Statement` (`DirectSql.ts`), on the same connection.
-    Effect.map((client) => Object.assign(attachDirectRun(client, shared), { pglite: db }))
+    Effect.map((client) => Object.assign(attachDirectRun(client, shared), { session: db }))
   )
 }
 
-/** Wraps a PGlite instance owned by the caller (it is not closed by this client). */
+/** Wraps a PGlite instance owned by the caller, on the caller's thread (it is not closed by this client). */
 export const fromPglite = (
   db: PGlite,
   options: ClientOptions = {}
 ): Effect.Effect<PgliteClient, never, Reactivity.Reactivity> =>
-  Effect.suspend(() => makeClient(db, new PermitQueue(), options))
+  Effect.suspend(() => makeClient(callerThreadSession(db), new PermitQueue(), options))
 
 /** Opens PGlite; closing the scope waits for the statement or transaction in flight, then closes it. */
 export const make = (

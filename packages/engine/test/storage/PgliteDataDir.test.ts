@@ -18,7 +18,7 @@ const temporaryDirectory = Effect.acquireRelease(
 const open = (config: DatabaseConfig, scope: Scope.Scope) =>
   Effect.map(Layer.buildWithScope(makeDatabaseLayer(config), scope), (context) => {
     const sql = Context.get(context, SqlClient.SqlClient)
-    return { sql, pglite: (sql as PgliteClient).pglite }
+    return { sql, pglite: (sql as PgliteClient).session }
   })
 
 const desks = (sql: SqlClient.SqlClient) =>

@@ -52,7 +52,7 @@ const createSnapshot = (file: string): Effect.Effect<Blob, DatabaseError> =>
     const client = yield* PgliteClient.PgliteClient
     yield* runMigrations
     const blob = yield* Effect.tryPromise({
-      try: () => client.pglite.dumpDataDir("gzip"),
+      try: () => client.session.dumpDataDir(),
       catch: snapshotError
     })
     // Written aside and renamed, so a concurrent test worker never reads half a file.
