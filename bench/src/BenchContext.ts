@@ -4,7 +4,7 @@ import { type BenchHost, type DatabaseChoice, type StartHostOptions, startHost }
 import {
   type CpuProfile,
   formatProfile,
-  mainThreadProfile,
+  threadProfiles,
   nowMicros,
   type ProfileSummary,
   summarizeProfile
@@ -96,16 +96,19 @@ export class BenchContext {
   private readProfile(host: BenchHost): void {
     const profiling = this.profiling.get(host)
     if (profiling === undefined || profiling.windows.length === 0) return
-    const file = mainThreadProfile(profiling.dir)
-    if (file === undefined) {
+    const threads = threadProfiles(profiling.dir)
+    if (threads.length === 0) {
       this.log(`  no CPU profile was written for the ${profiling.label} host`)
       return
     }
-    const profile = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile
-    const summary = summarizeProfile(profile, 15, profiling.windows)
-    this.profiles.push({ host: profiling.label, file, summary })
-    this.log(`\nCPU profile of the ${profiling.label} host under load (${file}):`)
-    this.log(formatProfile(summary))
+    for (const { thread, file } of threads) {
+      const profile = JSON.parse(fs.readFileSync(file, "utf8")) as CpuProfile
+      const summary = summarizeProfile(profile, 15, profiling.windows)
+      const label = thread === 0 ? profiling.label : `${profiling.label}, thread ${thread}`
+      this.profiles.push({ host: label, file, summary })
+      this.log(`\nCPU profile of the ${label} host under load (${file}):`)
+      this.log(formatProfile(summary))
+    }
   }
 
   async close(): Promise<void> {

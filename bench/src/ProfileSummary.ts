@@ -131,13 +131,20 @@ export const formatProfile = (summary: ProfileSummary): string => {
   ].join("\n")
 }
 
-/** The main thread's profile in a directory of one process's profiles: the largest file. */
-export const mainThreadProfile = (dir: string): string | undefined =>
+/**
+ * The profiles in a directory of one process's profiles, by thread: V8 names each
+ * `CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile`, the main thread being thread 0 (a
+ * host on PGlite has its database on another thread; a host run from source has tsx's loader on
+ * one). The main thread first.
+ */
+export const threadProfiles = (dir: string): Array<{ readonly thread: number; readonly file: string }> =>
   fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith(".cpuprofile"))
-    .map((f) => ({ f: `${dir}/${f}`, size: fs.statSync(`${dir}/${f}`).size }))
-    .sort((a, b) => b.size - a.size)[0]?.f
+    .flatMap((f) => {
+      const found = /\.(\d+)\.\d+\.cpuprofile$/.exec(f)
+      return found === null ? [] : [{ thread: Number(found[1]), file: `${dir}/${f}` }]
+    })
+    .sort((a, b) => a.thread - b.thread)
 
 export const nowMicros = (): number => Number(process.hrtime.bigint() / 1000n)
 
