@@ -35,15 +35,23 @@ const answers = (sql: SqlClient.SqlClient) =>
     const inserted = []
     for (let i = 1; i <= 3; i++)
       inserted.push(...(yield* sql.unsafe(insert, [i, `l${i}`, "12.50", "9007199254740993", { i, s: "é" }])))
-    const values = yield* sql.unsafe("SELECT id, big FROM t WHERE id >= $1 ORDER BY id", [2]).values
+    // Hostile text crosses as PGlite would take it on the caller's thread: a lone surrogate,
+    // right-to-left marks, a quote, a long value; a NUL is refused, and so it is on both.
+    for (const [i, text] of ["\ud800", "\u202e\u2066'; DROP TABLE t; --", "x".repeat(10_000)].entries())
+      inserted.push(...(yield* sql.unsafe(insert, [10 + i, text, "0", "0", { i, length: text.length }])))
+    const nul = yield* Effect.flip(sql.unsafe(insert, [20, "a\u0000b", "0", "0", {}]))
+    const values = yield* sql.unsafe("SELECT id, big FROM t WHERE id >= $1 AND id < $2 ORDER BY id", [2, 10])
+      .values
     const script = yield* sql.unsafe("SELECT 1 AS a; SELECT 'x' AS b")
     const refused = yield* Effect.flip(sql.unsafe(insert, [9, "l1", "1", "1", {}]))
     const cause = refused.cause as { code?: unknown; constraint?: unknown; message?: unknown }
+    const nulCause = nul.cause as { code?: unknown; message?: unknown }
     return {
       inserted,
       values,
       script,
-      refusal: { code: cause.code, constraint: cause.constraint, message: cause.message }
+      refusal: { code: cause.code, constraint: cause.constraint, message: cause.message },
+      nul: { code: nulCause.code, message: nulCause.message }
     }
   })
 
