@@ -53,8 +53,8 @@ export class BenchContext {
     options: Pick<StartHostOptions, "env" | "schema"> = {}
   ): Promise<BenchHost> {
     const started = Date.now()
-    // One directory per host: V8 writes one profile per thread (tsx's loader runs in a worker);
-    // the main thread's is the largest.
+    // One directory per host: V8 writes one profile per thread (PGlite's own thread, tsx's loader
+    // when run from source); each is summarised, the main thread's first (`threadProfiles`).
     const dir =
       this.profileDir === undefined ? undefined : path.resolve(this.profileDir, `host-${label}-${Date.now()}`)
     if (dir !== undefined) fs.mkdirSync(dir, { recursive: true })

@@ -37,6 +37,8 @@ export interface LifecycleResult {
 }
 
 const REPRICE_AFTER_MS = 1_000
+/** Unanswered requests in a row (all loops together) after which the host is taken for gone. */
+const MAX_TRANSPORT_ERRORS = 100
 
 runChild(async () => {
   const config = childConfig<LifecycleConfig>()
@@ -99,12 +101,27 @@ runChild(async () => {
         const status =
           error instanceof ApiFailure ? error.status : error instanceof RfqError ? error.status : undefined
         if (status === 400) legs = undefined
-        else if (status === undefined || status === 0) throw error
+        else if (status === undefined || status === 0) {
+          // No answer (a connection reset or refused): counted like any failed lifecycle; a host
+          // that is gone gives nothing else, and the loop gives up after a run of them.
+          if (++transportErrors > MAX_TRANSPORT_ERRORS) throw error
+          await new Promise((r) => setTimeout(r, 50))
+          continue
+        }
       }
+      transportErrors = 0
     }
   }
+  let transportErrors = 0
+  let gaveUp: unknown
 
-  const loops = Array.from({ length: config.clients }, loop)
+  // A loop that gave up ends the run at once (its rejection is handled here, never left unhandled).
+  const loops = Array.from({ length: config.clients }, () =>
+    loop().catch((error: unknown) => {
+      gaveUp ??= error
+      stopping = true
+    })
+  )
   await new Promise((r) => setTimeout(r, config.warmupMs))
   measuring = true
   const started = performance.now()
@@ -116,6 +133,7 @@ runChild(async () => {
   await tell({ type: "measured" })
   stopping = true
   await Promise.all(loops)
+  if (gaveUp !== undefined) throw gaveUp
   api.close()
   pricer.logout()
   const result: LifecycleResult = {
