@@ -12,6 +12,7 @@ import {
   toScaledInteger
 } from "./Decimal.js"
 import { type ApiError, apiError } from "./Errors.js"
+import { GroupedSearch } from "./WeightGroups.js"
 import type { Direction } from "./Primitives.js"
 import { structurePrice } from "./StructurePrice.js"
 
@@ -149,11 +150,13 @@ const solveMoves = (
   residual: bigint
 ): ReadonlyArray<bigint> => {
   const budget = new SearchBudget(legPriceSearchBudget)
-  const search = new BoxSearch(a, budget)
+  // Which sums are reachable, and within which largest move, is asked of one unknown per |aᵢ|
+  // (`WeightGroups.ts`); only the tie-break needs the legs one by one.
+  const grouped = new GroupedSearch(a, budget)
   // If the work limit is ever reached, the best answer seen so far stands; the first costs no search.
   let best = greedyMoves(a, lo, hi, residual)
   try {
-    const sum = nearestReachable(search, budget, lo, hi, residual)
+    const sum = nearestReachable(a, grouped, budget, lo, hi, residual)
     // Binary search for the smallest D such that some answer keeps every |dᵢ| ≤ D; feasibility only
     // grows with D. Σ|aᵢ|·D ≥ |sum| bounds D from below, the widest band from above.
     const totalWeight = a.reduce((s, ai) => s + abs(ai), 0n)
@@ -161,7 +164,7 @@ const solveMoves = (
     let dHigh = bigMax(0n, ...lo.map((l) => -l), ...hi)
     while (dLow < dHigh) {
       const d = (dLow + dHigh) / 2n
-      const moves = search.find(sum, boxAt(lo, -d), boxAt(hi, d), "balanced")
+      const moves = grouped.find(sum, boxAt(lo, -d), boxAt(hi, d))
       if (moves === undefined) {
         dLow = d + 1n
       } else {
@@ -169,6 +172,13 @@ const solveMoves = (
         dHigh = d
       }
     }
+    if (best.sum !== sum) {
+      // The binary search had nothing to narrow (one value of D): an answer at D, should the
+      // tie-break below run out of work.
+      const moves = grouped.find(sum, boxAt(lo, -dLow), boxAt(hi, dLow))
+      if (moves !== undefined) best = { moves, sum }
+    }
+    const search = new BoxSearch(a, budget)
     return search.find(sum, boxAt(lo, -dLow), boxAt(hi, dLow), "tieBreak") ?? best.moves
   } catch (e) {
     if (e instanceof BudgetExhausted) return best.moves
@@ -214,7 +224,8 @@ const nearbyTries = 4
  * and e bounded by m; a binary search finds the smallest such m.
  */
 const nearestReachable = (
-  search: BoxSearch,
+  a: ReadonlyArray<bigint>,
+  search: GroupedSearch,
   budget: SearchBudget,
   lo: ReadonlyArray<bigint>,
   hi: ReadonlyArray<bigint>,
@@ -223,33 +234,33 @@ const nearestReachable = (
   const [min, max] = search.range(lo, hi)
   if (residual <= min) return min
   if (residual >= max) return max
-  const g = search.gcdFrom(0)
+  const g = search.gcd
   // Usually one of the multiples of g nearest the residual is reachable: try a few first.
   let down = bigintFloorDiv(residual, g) * g
   let up = down + g
   for (let tries = 0; tries < nearbyTries; tries++) {
     const useDown = residual - down <= up - residual
     const sum = useDown ? down : up
-    if (sum >= min && sum <= max && search.find(sum, lo, hi, "balanced") !== undefined) return sum
+    if (sum >= min && sum <= max && search.find(sum, lo, hi) !== undefined) return sum
     if (useDown) down -= g
     else up += g
   }
-  const withSlack = new BoxSearch([...search.coefficients, -g], budget)
+  // The slack's weight −g joins the legs of weight ±g as one unknown (`WeightGroups.ts`).
+  const withSlack = new GroupedSearch([...a, -g], budget)
   const base = bigintFloorDiv(residual, g) * g
   const within = (m: bigint): boolean =>
     withSlack.find(
       base,
       [...lo, bigintCeilDiv(residual - m - base, g)],
-      [...hi, bigintFloorDiv(residual + m - base, g)],
-      "balanced"
+      [...hi, bigintFloorDiv(residual + m - base, g)]
     ) !== undefined
   let mLow = 0n
-  let mHigh = bigMax(0n, ...search.coefficients.map(abs))
+  let mHigh = search.largestWeight
   while (mLow < mHigh) {
     const m = (mLow + mHigh) / 2n
     if (within(m)) mHigh = m
     else mLow = m + 1n
   }
   const lower = residual - mLow
-  return lower % g === 0n && search.find(lower, lo, hi, "balanced") !== undefined ? lower : residual + mLow
+  return lower % g === 0n && search.find(lower, lo, hi) !== undefined ? lower : residual + mLow
 }

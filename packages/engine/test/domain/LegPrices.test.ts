@@ -173,6 +173,65 @@ describe("legPrices", () => {
     for (const [i, out] of solve(fixed, d("1")).legs.entries()) eq(out.price, fixed[i]!.bandLow, `leg ${i}: `)
   })
 
+  it("searches legs of one weight as one unknown (found by the property above, seed 699836098)", () => {
+    // Weights ratio × tick: 2.53 × 0.0001, three of 1 × 0.0001, two of 0.01 × 0.0001. The two
+    // smallest make the gcd the search prunes with 1, and leg by leg the work limit ran out: off by
+    // 0.023712 where the target is reachable (the generated answer). One unknown per weight finds
+    // it; the tie-break then moves the heaviest leg the least it must (182 ticks), then the legs of
+    // weight 1 × 0.0001 in input order, each as little as it can.
+    const leg = (ratio: string, bandLow: string, bandHigh: string) => ({
+      instrumentName: "BTC-2001-1",
+      direction: "buy" as const,
+      ratio: d(ratio),
+      tick: d("0.0001"),
+      mark: d("0.2001"),
+      bandLow: d(bandLow),
+      bandHigh: d(bandHigh)
+    })
+    const legs = [
+      leg("0.01", "0.2001", "0.2002"),
+      leg("0.01", "0.2001", "0.2002"),
+      leg("1", "0.2001", "0.2003"),
+      leg("1", "0.2001", "0.2262"),
+      leg("1", "0.2001", "0.3871"),
+      leg("2.53", "0.1519", "0.2232")
+    ]
+    // The generated answer: 0.2001 for all but 0.2786 (the fifth) and 0.1519 (the sixth).
+    const target = d("1.067109")
+    const result = solve(legs, target)
+    eq(result.priceDifference, d("0"))
+    eq(structurePrice(result.legs), target)
+    const prices = result.legs.map((l) => BigDecimal.format(l.price))
+    assert.deepStrictEqual(prices, ["0.2001", "0.2001", "0.2001", "0.2001", "0.2027", "0.1819"])
+  })
+
+  it("searches a buy and a sell leg of one weight as one unknown (found by the property above, seed -1557192039)", () => {
+    // Tick 5: weights 0.05 (a 0.01 leg with two prices), 5 (buy), −5 (sell, 1,867 prices), 15, 10.
+    // The 0.05 leg makes the gcd 0.05, and the nearest-sum search, with its slack of weight −0.05,
+    // ran out of work leg by leg: off by 46.40 where an answer off by 41.40 was at hand. With one
+    // unknown per |weight| (the buy and sell legs of 5 as one, the 0.05 leg and the slack as one)
+    // it ends 1.40 off, the nearest reachable.
+    const leg = (ratio: string, direction: "buy" | "sell", bandLow: string, bandHigh: string) => ({
+      instrumentName: "BTC-2001-5",
+      direction,
+      ratio: d(ratio),
+      tick: d("5"),
+      mark: d("10005"),
+      bandLow: d(bandLow),
+      bandHigh: d(bandHigh)
+    })
+    const legs = [
+      leg("0.01", "buy", "10005", "10010"),
+      leg("1", "buy", "9925", "10005"),
+      leg("1", "sell", "10005", "19335"),
+      leg("3", "buy", "10005", "10715"),
+      leg("2", "buy", "9975", "10015")
+    ]
+    const result = solve(legs, d("45548.653022"))
+    eq(result.priceDifference, d("1.396978"))
+    eq(structurePrice(result.legs), d("45550.05"))
+  })
+
   it("answers the marks when the target is the structure price at on-tick marks", () => {
     fc.assert(
       fc.property(arbLegs, (generated) => {
