@@ -1,4 +1,4 @@
-import { BoxSearch, type SearchBudget } from "./BoxSearch.js"
+import { BoxSearch, bigMax, bigMin, type SearchBudget } from "./BoxSearch.js"
 
 /**
  * Legs of one weight as one unknown, for the leg-price search's "is there a solution in this box"
@@ -52,7 +52,7 @@ export class GroupedSearch {
 
   /** The largest |aᵢ|. */
   get largestWeight(): bigint {
-    return this.groups.weights.reduce((m, w) => (w > m ? w : m), 0n)
+    return bigMax(0n, ...this.groups.weights)
   }
 
   /** [min, max] of Σ aᵢ·dᵢ over the box. */
@@ -89,7 +89,7 @@ export class GroupedSearch {
       let left = totals[g]! - legs.reduce((s, i) => s + least(i), 0n)
       for (const i of legs) {
         const room = hi[i]! - lo[i]!
-        const raise = left < room ? left : room
+        const raise = bigMin(left, room)
         moves[i] = signs[i]! * (least(i) + raise)
         left -= raise
       }
