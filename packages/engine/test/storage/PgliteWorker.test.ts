@@ -4,12 +4,13 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import type * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Scope } from "effect"
 import * as PgliteClient from "../../src/storage/PgliteClient.js"
-import { openWorkerSession, workerFlags } from "../../src/storage/PgliteWorker.js"
+import { ping } from "../../src/storage/Database.js"
+import { openWorkerSession, type WorkerSession, workerFlags } from "../../src/storage/PgliteWorker.js"
 import { isDatabaseUnreachable } from "../../src/storage/SqlErrors.js"
 
 /**
@@ -172,6 +173,19 @@ describe("PGlite on its own thread", () => {
       assert.match(String((error.error as Error).message), /Connection terminated: the PGlite thread stopped/)
       assert.isTrue(isDatabaseUnreachable(Cause.fail(failure)))
     })
+  )
+
+  it.scoped(
+    "a client whose thread stopped answers the readiness probe as a database that is not reachable",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* open("own")
+        yield* ping.pipe(Effect.provideService(SqlClient.SqlClient, client))
+        yield* Effect.promise(() => (client.session as WorkerSession).stopThread())
+        const failed = yield* Effect.exit(ping.pipe(Effect.provideService(SqlClient.SqlClient, client)))
+        assert.isTrue(Exit.isFailure(failed))
+        if (Exit.isFailure(failed)) assert.isTrue(isDatabaseUnreachable(failed.cause))
+      })
   )
 
   it("an idle open session does not keep the process alive", { timeout: 60_000 }, () => {
