@@ -65,7 +65,23 @@ export const legPriceSearchBudget = 100_000
 export const legPrices = (
   legs: ReadonlyArray<LegPriceInput>,
   target: BigDecimal.BigDecimal
-): Either.Either<LegPrices, ApiError> => {
+): Either.Either<LegPrices, ApiError> => Either.map(legPriceSearch(legs, target), (found) => found.prices)
+
+/** `legPrices` and whether its search ran to the end (false: the work limit was reached first). */
+export interface LegPriceSearch {
+  readonly prices: LegPrices
+  readonly searchComplete: boolean
+}
+
+/**
+ * `legPrices`, saying whether the search ran to the end: when it did, the answer is the one the
+ * objective defines; when the work limit came first, the best answer found so far (see
+ * `legPriceSearchBudget`).
+ */
+export const legPriceSearch = (
+  legs: ReadonlyArray<LegPriceInput>,
+  target: BigDecimal.BigDecimal
+): Either.Either<LegPriceSearch, ApiError> => {
   const invalid = validate(legs)
   if (invalid.length > 0) return Either.left(apiError("invalidRequest", invalid))
 
@@ -86,9 +102,9 @@ export const legPrices = (
   // weight would only shrink the gcd the search prunes with (a 0.01 × 5 leg beside legs of weight 5
   // made every multiple of 0.05 a candidate sum and spent the whole work limit).
   const order = searchOrder(a).filter((i) => low[i]! < high[i]!)
-  const found =
+  const { moves: found, complete } =
     order.length === 0
-      ? []
+      ? { moves: [], complete: true }
       : solveMoves(
           order.map((i) => a[i]!),
           order.map((i) => low[i]! - start[i]!),
@@ -106,8 +122,11 @@ export const legPrices = (
     price: fromUnits(start[i]! + moves[i]!, leg.tick)
   }))
   return Either.right({
-    legs: priced,
-    priceDifference: BigDecimal.normalize(BigDecimal.subtract(structurePrice(priced), target))
+    prices: {
+      legs: priced,
+      priceDifference: BigDecimal.normalize(BigDecimal.subtract(structurePrice(priced), target))
+    },
+    searchComplete: complete
   })
 }
 
@@ -148,7 +167,7 @@ const solveMoves = (
   lo: ReadonlyArray<bigint>,
   hi: ReadonlyArray<bigint>,
   residual: bigint
-): ReadonlyArray<bigint> => {
+): { readonly moves: ReadonlyArray<bigint>; readonly complete: boolean } => {
   const budget = new SearchBudget(legPriceSearchBudget)
   // Which sums are reachable, and within which largest move, is asked of one unknown per |aᵢ|
   // (`WeightGroups.ts`); only the tie-break needs the legs one by one.
@@ -179,9 +198,10 @@ const solveMoves = (
       if (moves !== undefined) best = { moves, sum }
     }
     const search = new BoxSearch(a, budget)
-    return search.find(sum, boxAt(lo, -dLow), boxAt(hi, dLow), "tieBreak") ?? best.moves
+    const moves = search.find(sum, boxAt(lo, -dLow), boxAt(hi, dLow), "tieBreak") ?? best.moves
+    return { moves, complete: true }
   } catch (e) {
-    if (e instanceof BudgetExhausted) return best.moves
+    if (e instanceof BudgetExhausted) return { moves: best.moves, complete: false }
     throw e
   }
 }
