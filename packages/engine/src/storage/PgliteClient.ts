@@ -3,14 +3,18 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { makeCompiler } from "@effect/sql-pg/PgClient"
-import { PGlite, type Results } from "@electric-sql/pglite"
+import type { PGlite, Results } from "@electric-sql/pglite"
 import { Context, Effect, Layer, type Scope, Stream } from "effect"
 import { attachDirectRun } from "./DirectSql.js"
 import { PermitQueue } from "./PermitQueue.js"
-import { callerThreadSession, type PgliteSession, type SessionQueryOptions } from "./PgliteSession.js"
+import {
+  callerThreadSession,
+  openCallerThreadSession,
+  type PgliteSession,
+  type SessionQueryOptions
+} from "./PgliteSession.js"
 import { openWorkerSession } from "./PgliteWorker.js"
 import { DEFAULT_STATEMENT_DEADLINE_MS, statementDeadlineMs } from "./StatementDeadline.js"
-import { pgliteParsers } from "./SqlTypes.js"
 
 /**
  * An `@effect/sql` client over embedded PGlite.
@@ -107,15 +111,10 @@ const openPglite = (options: PgliteClientOptions) => {
   const dataDir = options.dataDir ?? "memory://"
   const thread = options.thread ?? (dataDir.startsWith("memory://") ? "caller" : "own")
   return Effect.tryPromise({
-    try: async (): Promise<PgliteSession> =>
+    try: (): Promise<PgliteSession> =>
       thread === "own"
         ? openWorkerSession({ dataDir, loadDataDir: options.loadDataDir })
-        : callerThreadSession(
-            await PGlite.create(dataDir, {
-              parsers: pgliteParsers,
-              ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
-            })
-          ),
+        : openCallerThreadSession(dataDir, options.loadDataDir),
     catch: (cause) => new SqlError({ cause, message: `PgliteClient: failed to open ${dataDir}` })
   })
 }
@@ -142,8 +141,12 @@ const makeClient = (
           Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(waitMs, (ms) => restore(connectionLock.take(ms))).pipe(
               Effect.flatMap(() => {
-                const sent = start()
-                connectionLock.release()
+                let sent: Sent
+                try {
+                  sent = start()
+                } finally {
+                  connectionLock.release()
+                }
                 return answerOf(sent)
               })
             )

@@ -1,5 +1,6 @@
-import type { PGlite, Results } from "@electric-sql/pglite"
+import { PGlite, type Results } from "@electric-sql/pglite"
 import { preparedOf } from "./PglitePrepared.js"
+import { pgliteParsers } from "./SqlTypes.js"
 
 /**
  * The one PostgreSQL session of an embedded PGlite, as `PgliteClient` uses it: statements with
@@ -58,3 +59,15 @@ export const callerThreadSession = (db: PGlite): PgliteSession => ({
   close: () => db.close(),
   dumpDataDir: () => db.dumpDataDir("gzip")
 })
+
+/** Opens PGlite on the calling thread with the service's type parsers (both placements open it here). */
+export const openCallerThreadSession = async (
+  dataDir: string,
+  loadDataDir: Blob | undefined
+): Promise<PgliteSession> =>
+  callerThreadSession(
+    await PGlite.create(dataDir, {
+      parsers: pgliteParsers,
+      ...(loadDataDir === undefined ? {} : { loadDataDir })
+    })
+  )

@@ -1,8 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads"
-import { PGlite } from "@electric-sql/pglite"
-import { callerThreadSession, type PgliteSession } from "./PgliteSession.js"
+import { openCallerThreadSession, type PgliteSession } from "./PgliteSession.js"
 import { type WorkerReply, type WorkerRequest, type WorkerStart, wireError } from "./PgliteWorkerProtocol.js"
-import { pgliteParsers } from "./SqlTypes.js"
 
 /**
  * The thread that runs a PGlite of its own (`PgliteWorker.ts` starts it): opens the database
@@ -45,18 +43,18 @@ const run = async (session: PgliteSession, request: WorkerRequest): Promise<void
 const open = async (): Promise<void> => {
   let session: PgliteSession
   try {
-    const db = await PGlite.create(start.dataDir, {
-      parsers: pgliteParsers,
-      ...(start.loadDataDir === undefined ? {} : { loadDataDir: new Blob([start.loadDataDir]) })
-    })
-    session = callerThreadSession(db)
+    session = await openCallerThreadSession(
+      start.dataDir,
+      start.loadDataDir === undefined ? undefined : new Blob([start.loadDataDir])
+    )
   } catch (error) {
     answer({ id: 0, error: wireError(error) })
     port.close()
     return
   }
-  // One request at a time, in arrival order: the caller serialises its statements anyway (one
-  // permit per session), and PGlite runs one at a time; a chain keeps a close after the rest.
+  // One request at a time, in arrival order: the caller sends statements of many fibers without
+  // waiting for their answers (`PgliteSession.ordered`), and this chain is what keeps them, and a
+  // close after them, in that order.
   let chain = Promise.resolve()
   port.on("message", (request: WorkerRequest) => {
     chain = chain.then(() => run(session, request))
