@@ -1,5 +1,5 @@
 import { jetstream } from "@nats-io/jetstream"
-import { Clock, Context, Effect, Layer, PubSub } from "effect"
+import { Clock, Context, Effect, Fiber, FiberSet, Layer, PubSub } from "effect"
 import { EventInterests } from "../services/EventInterests.js"
 import { Events, type EngineEvent, type EventsService } from "../services/Events.js"
 import { ClusterBus, makeClusterBus } from "./ClusterBus.js"
@@ -27,7 +27,11 @@ export interface NatsEventsOptions {
  * - One stream per namespace (`EventStream.ts#ensureStream`), set up idempotently at start.
  * - `publish` stores each step as one message on its RFQ's subject with message id
  *   `<rfqId>:<seq>`, waiting for the acknowledgement (`EventStream.ts#publishEvents`). It is
- *   idempotent, so it also serves to republish what a crash left unpublished.
+ *   idempotent, so it also serves to republish what a crash left unpublished. `publishStep`, a
+ *   command's step, does the same on a fiber of its own and answers at once with the wait for it:
+ *   the command's answer does not wait for the stream (nor, behind the acknowledgement on this
+ *   host's event loop, for the fan-out to its subscribers); the RFQ's next step waits for it
+ *   instead (`RfqActors.ts`). Closing the layer waits for those in flight (each has its deadline).
  * - Every host receives the events from the stream: at start one ordered consumer per host begins
  *   after the stream's last message, and each message's events go to this host's subscribers in
  *   stream order, each step once (`StreamFollower.ts`). The publisher, the RFQ's owner, gives its
@@ -68,14 +72,29 @@ export const NatsEventsLive = (
       const delivery = makeStepDelivery(new StepGuard(limits.maxAgeMs), hub, interests)
       yield* Effect.forkScoped(followStream({ js, ensure, names, first, firstSeq, delivery }))
 
-      const toStream = publishEvents(js, names, options.publishDeadlineMs ?? 5_000)
+      const publishDeadlineMs = options.publishDeadlineMs ?? 5_000
+      const toStream = publishEvents(js, names, publishDeadlineMs)
+      // Steps on their way to the stream; the layer's end waits for them before the connection closes.
+      const inFlight = yield* FiberSet.make<void>()
+      yield* Effect.addFinalizer(() =>
+        FiberSet.awaitEmpty(inFlight).pipe(Effect.timeout(publishDeadlineMs + 1_000), Effect.ignore)
+      )
+      const toOwnSubscribers = (stepEvents: ReadonlyArray<EngineEvent>) =>
+        Effect.map(Clock.currentTimeMillis, (now) => delivery.fromOwner(stepEvents, now))
       const events: EventsService = {
         publish: (stepEvents) =>
           stepEvents.length === 0
             ? Effect.void
-            : Clock.currentTimeMillis.pipe(
-                Effect.map((now) => delivery.fromOwner(stepEvents, now)),
-                Effect.zipRight(toStream(stepEvents))
+            : Effect.zipRight(toOwnSubscribers(stepEvents), toStream(stepEvents)),
+        publishStep: (stepEvents) =>
+          stepEvents.length === 0
+            ? Effect.succeed(undefined)
+            : Effect.zipRight(
+                toOwnSubscribers(stepEvents),
+                // Interruptible whatever the command's region: the layer's end may cut it.
+                Effect.map(FiberSet.run(inFlight, Effect.interruptible(toStream(stepEvents))), (fiber) =>
+                  Effect.asVoid(Fiber.await(fiber))
+                )
               ),
         subscribe: Effect.zipRight(interests.register(undefined), PubSub.subscribe(hub)),
         subscribeFor: (interest) => Effect.zipRight(interests.register(interest), PubSub.subscribe(hub))

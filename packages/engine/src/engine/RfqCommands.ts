@@ -106,7 +106,7 @@ const make = (config: { readonly rfqTtlMs: number }) =>
         }
         const actor = actors.register({ rfq: record, quotes: {} })
         yield* access.scheduleExpiry(record.id, record.expiresAt)
-        yield* actors.publish([
+        yield* actors.announce(actor, [
           { type: "rfq", event: "created", seq: 1, view: viewOf(actor.value, actor.state) }
         ])
         return { rfqId: record.id }

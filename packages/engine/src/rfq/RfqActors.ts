@@ -1,7 +1,7 @@
 import { Cause, Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { Ownership } from "../engine/Ownership.js"
-import { type EngineEvent, Events } from "../services/Events.js"
+import { type EngineEvent, Events, type Unpublished } from "../services/Events.js"
 import { waitSpan } from "../services/WaitProbe.js"
 import { isPastExpiry } from "./Expiry.js"
 import { hasDueQuote } from "./QuoteExpiry.js"
@@ -50,6 +50,8 @@ export class RfqActor {
   readonly mailbox = Effect.unsafeMakeSemaphore(1)
   /** The last step's write may or may not have committed: reload before trusting the snapshot. */
   doubt = false
+  /** What is left of the last step's publication; the next step waits for it (`Events.publishStep`). */
+  unpublished: Unpublished = undefined
   constructor(
     public snapshot: RfqSnapshot,
     public seq: number
@@ -108,7 +110,13 @@ export interface RfqActorsService {
    * expiry wins over whatever came later.
    */
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
+  /** Publishes events and waits until every host may have them (a take-over's catch-up). */
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
+  /**
+   * Publishes a step `actor` just took outside `commit` (its creation), as `commit` does: this
+   * host's subscribers at once, the rest before the actor's next step.
+   */
+  readonly announce: (actor: RfqActor, events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
 }
 
 const mailboxSpan = waitSpan("RfqActors.mailbox")
@@ -163,6 +171,28 @@ const make = Effect.gen(function* () {
       )
     })
 
+  /**
+   * Waits for what is left of the actor's last step's publication: a step reaches the stream only
+   * after the one before it did (or gave up), and at most an RFQ's last step is ever still on its way,
+   * which a take-over publishes again (`Recovery.ts`).
+   */
+  const published = (actor: RfqActor): Effect.Effect<void> => {
+    const pending = actor.unpublished
+    if (pending === undefined) return Effect.void
+    return Effect.tap(pending, () => {
+      if (actor.unpublished === pending) actor.unpublished = undefined
+    })
+  }
+
+  /** Hands a committed step's events on (`Events.publishStep`), keeping what is left on the actor. */
+  const announce = (actor: RfqActor, stepEvents: ReadonlyArray<EngineEvent>): Effect.Effect<void> =>
+    Effect.zipRight(
+      published(actor),
+      Effect.map(events.publishStep(stepEvents), (rest) => {
+        actor.unpublished = rest
+      })
+    )
+
   // Every step of every command runs through here: plain composition, no generator.
   const commit = <E extends RfqEvent>(actor: RfqActor, event: E): Effect.Effect<boolean, StepFailure<E>> =>
     Effect.suspend(() => {
@@ -170,7 +200,10 @@ const make = Effect.gen(function* () {
       if (!changed) return Effect.succeed(false)
       const seq = actor.seq + 1
       const value = stateOf(next)
-      const written = store.applyStep(actor.state.rfq.id, seq, event.type, value, effects).pipe(
+      const write = store.applyStep(actor.state.rfq.id, seq, event.type, value, effects)
+      const written = (
+        actor.unpublished === undefined ? write : Effect.zipRight(published(actor), write)
+      ).pipe(
         Effect.onError((cause) =>
           Effect.sync(() => {
             // A refusal (`LabelTaken`) is storage's definite answer; anything else may have committed.
@@ -184,7 +217,7 @@ const make = Effect.gen(function* () {
         actor.snapshot = next
         actor.seq = seq
         if (value !== "open" && value !== "settling" && live.delete(actor.state.rfq.id)) remember(actor)
-        return Effect.as(events.publish(eventsOf(value, next.context, seq, effects)), true)
+        return Effect.as(announce(actor, eventsOf(value, next.context, seq, effects)), true)
       })
       // `LabelTaken` only from a quote put (the other events' failures died above): `StepFailure<E>`.
     }) as Effect.Effect<boolean, StepFailure<E>>
@@ -196,6 +229,7 @@ const make = Effect.gen(function* () {
    */
   const resolve = (actor: RfqActor) =>
     Effect.gen(function* () {
+      yield* published(actor)
       const rfqId = actor.state.rfq.id
       const stored = yield* store.load(rfqId)
       const before = actor.seq
@@ -304,7 +338,8 @@ const make = Effect.gen(function* () {
     restoreLive,
     forget,
     expireIfDue,
-    publish: events.publish
+    publish: events.publish,
+    announce
   }
   return service
 })

@@ -94,7 +94,16 @@ export const renderEvent = (event: EngineEvent, channel: Channel, caller: Caller
 }
 
 export interface EventsService {
+  /** Publishes events and succeeds once every host may have them (on several: the stream stored them). */
   readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
+  /**
+   * Publishes one committed step's events and succeeds as soon as this host's own subscribers
+   * have them, with what is left (`Unpublished`): on several hosts, the stream's acknowledgement;
+   * on one host, nothing (undefined). The RFQ's actor waits for what is left before its next step
+   * (`RfqActors.ts`), so the command's answer does not wait for other hosts' copy, steps still
+   * reach the stream in order, and at most an RFQ's last step is ever still on its way there.
+   */
+  readonly publishStep: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<Unpublished>
   /** A subscription to every event, that lives as long as the scope. */
   readonly subscribe: Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
   /**
@@ -108,6 +117,9 @@ export interface EventsService {
   ) => Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
 }
 
+/** What is left of a step's publication: an Effect that ends when it has ended, however it ended. */
+export type Unpublished = Effect.Effect<void> | undefined
+
 export class Events extends Context.Tag("rfq/Events")<Events, EventsService>() {}
 
 /** One host's events: in memory, offered to the subscriptions only when one of them may want them. */
@@ -116,11 +128,13 @@ export const EventsLive = Layer.effect(
   Effect.gen(function* () {
     const hub = yield* PubSub.unbounded<EngineEvent>()
     const interests = new EventInterests()
+    const publish = (events: ReadonlyArray<EngineEvent>) =>
+      Effect.suspend(() =>
+        interests.wantsEvents(events) ? PubSub.publishAll(hub, events).pipe(Effect.asVoid) : Effect.void
+      )
     return {
-      publish: (events) =>
-        Effect.suspend(() =>
-          interests.wantsEvents(events) ? PubSub.publishAll(hub, events).pipe(Effect.asVoid) : Effect.void
-        ),
+      publish,
+      publishStep: (events) => Effect.as(publish(events), undefined),
       subscribe: Effect.zipRight(interests.register(undefined), PubSub.subscribe(hub)),
       subscribeFor: (interest) => Effect.zipRight(interests.register(interest), PubSub.subscribe(hub))
     }

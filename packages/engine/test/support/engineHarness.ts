@@ -9,7 +9,7 @@ import { engineServicesLayer, makeEngineLayer } from "../../src/engine/EngineLay
 import { Ownership } from "../../src/engine/Ownership.js"
 import type { Caller } from "../../src/rfq/RfqRecord.js"
 import { SecretBoxLive, type SecretBox } from "../../src/security/SecretBox.js"
-import { EventsLive } from "../../src/services/Events.js"
+import { type Events, EventsLive } from "../../src/services/Events.js"
 import { Pricing } from "../../src/services/Pricing.js"
 import { Venues } from "../../src/services/Venues.js"
 import { seedDemoData } from "../../src/storage/DemoSeed.js"
@@ -147,24 +147,28 @@ export const quoteAtMark = (
 
 /**
  * An engine that shares ownership (as one host of several does, owning every RFQ here) on a fresh
- * seeded PGlite, with in-memory events and active quotes; its whole context, and who is who.
+ * seeded PGlite, with in-memory events (or `events`) and active quotes; its whole context, and who
+ * is who.
  */
-export const sharedOwnerEngine = Effect.gen(function* () {
-  const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
-  const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
-  const services = engineServicesLayer(
-    { rfqTtlMs, encryptionKeys, venueAccounts },
-    {
-      ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
-      events: EventsLive,
-      activeQuotes: ActiveQuotesInMemory
-    }
-  )
-  const context = yield* Layer.build(
-    EngineLive({ rfqTtlMs }).pipe(
-      Layer.provideMerge(services),
-      Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) =>
+  Effect.gen(function* () {
+    const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
+    const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
+    const services = engineServicesLayer(
+      { rfqTtlMs, encryptionKeys, venueAccounts },
+      {
+        ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
+        events,
+        activeQuotes: ActiveQuotesInMemory
+      }
     )
-  )
-  return { context, callers }
-})
+    const context = yield* Layer.build(
+      EngineLive({ rfqTtlMs }).pipe(
+        Layer.provideMerge(services),
+        Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
+      )
+    )
+    return { context, callers, sql }
+  })
+
+export const sharedOwnerEngine = sharedOwnerEngineWith()
