@@ -1,11 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Option } from "effect"
-import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { ActiveQuotes } from "../../src/engine/ActiveQuotes.js"
 import { Engine } from "../../src/engine/Engine.js"
 import { Recovery } from "../../src/engine/Recovery.js"
-import { type EngineContext, quoteAtMark, sharedOwnerEngine } from "../support/engineHarness.js"
+import {
+  type EngineContext,
+  quoteAtMark,
+  sharedOwnerEngine,
+  spreadRfqRequest
+} from "../support/engineHarness.js"
 
 /**
  * An engine that shares ownership lets go of the RFQs of a shard it lost (`Recovery.release`):
@@ -13,7 +16,7 @@ import { type EngineContext, quoteAtMark, sharedOwnerEngine } from "../support/e
  * answers for an RFQ another engine now changes; other RFQs are kept.
  */
 
-const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"]
+const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"] as const
 
 describe("Recovery.release", () => {
   it.scoped("forgets the released RFQs' actors and indexed quotes, and only theirs", () =>
@@ -27,21 +30,7 @@ describe("Recovery.release", () => {
         Effect.gen(function* () {
           const { rfqId } = yield* engine.createRfq(
             callers.taker,
-            yield* decodeRequest(CreateRfqRequest, {
-              id: requestId,
-              baseCurrency: "BTC",
-              amount: 100,
-              anonymous: false,
-              settlementOptions: ["DBT"],
-              settlementAccounts: {
-                DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }]
-              },
-              makers: { DBT: ["maker-1", "maker-2"] },
-              legs: [
-                { direction: "buy", instrumentName: legs[0], ratio: 1 },
-                { direction: "sell", instrumentName: legs[1], ratio: 1 }
-              ]
-            })
+            yield* spreadRfqRequest(callers, legs, requestId)
           )
           const { rfqQuoteId } = yield* engine.createQuote(
             callers.maker1,

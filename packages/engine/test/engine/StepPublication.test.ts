@@ -1,10 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
-import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { Engine } from "../../src/engine/Engine.js"
 import { Events, EventsLive } from "../../src/services/Events.js"
-import { type EngineContext, quoteAtMark, sharedOwnerEngineWith } from "../support/engineHarness.js"
+import {
+  type EngineContext,
+  quoteAtMark,
+  sharedOwnerEngineWith,
+  spreadRfqRequest
+} from "../support/engineHarness.js"
 
 /**
  * A command's answer does not wait for what is left of its step's publication (on several hosts,
@@ -13,7 +16,7 @@ import { type EngineContext, quoteAtMark, sharedOwnerEngineWith } from "../suppo
  * (`RfqActors.ts`). Here what is left is a gate the test opens.
  */
 
-const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"]
+const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"] as const
 
 /** In-memory events whose `publishStep` records each step (`rfqId:seq`) and leaves `gate` to wait for. */
 const gatedEvents = (gate: Deferred.Deferred<void>, handed: Array<string>) =>
@@ -47,24 +50,7 @@ describe("a step's publication", () => {
 
       // The create answers with its step's publication still open.
       const { rfqId } = yield* engine
-        .createRfq(
-          callers.taker,
-          yield* decodeRequest(CreateRfqRequest, {
-            id: 0,
-            baseCurrency: "BTC",
-            amount: 100,
-            anonymous: false,
-            settlementOptions: ["DBT"],
-            settlementAccounts: {
-              DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }]
-            },
-            makers: { DBT: ["maker-1", "maker-2"] },
-            legs: [
-              { direction: "buy", instrumentName: legs[0], ratio: 1 },
-              { direction: "sell", instrumentName: legs[1], ratio: 1 }
-            ]
-          })
-        )
+        .createRfq(callers.taker, yield* spreadRfqRequest(callers, legs))
         .pipe(Effect.timeout("10 seconds"))
       assert.deepStrictEqual(handed, [`${rfqId}:1`])
       // A read needs no step: it is answered meanwhile.

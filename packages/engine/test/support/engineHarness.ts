@@ -3,6 +3,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { BigDecimal, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import { decodeRequest } from "../../src/api/Decode.js"
 import { CreateQuoteRequest } from "../../src/api/QuoteRequests.js"
+import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import { ActiveQuotesInMemory } from "../../src/engine/ActiveQuotes.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
 import { engineServicesLayer, makeEngineLayer } from "../../src/engine/EngineLayer.js"
@@ -172,3 +173,22 @@ export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) 
   })
 
 export const sharedOwnerEngine = sharedOwnerEngineWith()
+
+/**
+ * A decoded create of the spread `legs` (buy the first, sell the second) for 100, settled on DBT to
+ * the taker's `dbt-main` account, asking maker-1 and maker-2; `id` is the request id.
+ */
+export const spreadRfqRequest = (callers: DemoCallers, legs: readonly [string, string], id = 0) =>
+  decodeRequest(CreateRfqRequest, {
+    id,
+    baseCurrency: "BTC",
+    amount: 100,
+    anonymous: false,
+    settlementOptions: ["DBT"],
+    settlementAccounts: { DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }] },
+    makers: { DBT: ["maker-1", "maker-2"] },
+    legs: [
+      { direction: "buy", instrumentName: legs[0], ratio: 1 },
+      { direction: "sell", instrumentName: legs[1], ratio: 1 }
+    ]
+  })
