@@ -1,8 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Context, Deferred, Effect, Either, Exit, Fiber, Layer, TestClock } from "effect"
-import { decodeRequest } from "../../src/api/Decode.js"
-import { CreateRfqRequest } from "../../src/api/RfqRequests.js"
 import type { ApiError } from "../../src/domain/Errors.js"
 import { ActiveQuotes } from "../../src/engine/ActiveQuotes.js"
 import { Engine, EngineLive, type EngineService } from "../../src/engine/Engine.js"
@@ -21,7 +19,8 @@ import {
   rfqTtlMs,
   seedAndResolve,
   testEpoch,
-  quoteAtMark
+  quoteAtMark,
+  spreadRfqRequest
 } from "../support/engineHarness.js"
 import { postgresTestClientLayer, randomTestSchema, testPostgresUrl } from "../support/TestDatabases.js"
 
@@ -35,7 +34,7 @@ import { postgresTestClientLayer, randomTestSchema, testPostgresUrl } from "../s
  * Over 300 lines on purpose: the five races share one two-engine harness, read together.
  */
 
-const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"]
+const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"] as const
 
 /** Hooks a test holds an engine at: after the label check, after the request-id lookup. */
 interface Holds {
@@ -115,19 +114,7 @@ const sharedSchema = Effect.gen(function* () {
 })
 
 const rfqRequest = (callers: DemoCallers, requestId: number, amount = 100) =>
-  decodeRequest(CreateRfqRequest, {
-    id: requestId,
-    baseCurrency: "BTC",
-    amount,
-    anonymous: false,
-    settlementOptions: ["DBT"],
-    settlementAccounts: { DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }] },
-    makers: { DBT: ["maker-1", "maker-2"] },
-    legs: [
-      { direction: "buy", instrumentName: legs[0], ratio: 1 },
-      { direction: "sell", instrumentName: legs[1], ratio: 1 }
-    ]
-  })
+  spreadRfqRequest(callers, legs, requestId, amount)
 
 const createRfq = (e: TestEngine, callers: DemoCallers) =>
   Effect.flatMap(rfqRequest(callers, 0), (req) => e.engine.createRfq(callers.taker, req)).pipe(

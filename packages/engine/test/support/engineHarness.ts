@@ -175,14 +175,19 @@ export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) 
 export const sharedOwnerEngine = sharedOwnerEngineWith()
 
 /**
- * A decoded create of the spread `legs` (buy the first, sell the second) for 100, settled on DBT to
+ * A decoded create of the spread `legs` (buy the first, sell the second) for `amount`, settled on DBT to
  * the taker's `dbt-main` account, asking maker-1 and maker-2; `id` is the request id.
  */
-export const spreadRfqRequest = (callers: DemoCallers, legs: readonly [string, string], id = 0) =>
+export const spreadRfqRequest = (
+  callers: DemoCallers,
+  legs: readonly [string, string],
+  id = 0,
+  amount = 100
+) =>
   decodeRequest(CreateRfqRequest, {
     id,
     baseCurrency: "BTC",
-    amount: 100,
+    amount,
     anonymous: false,
     settlementOptions: ["DBT"],
     settlementAccounts: { DBT: [{ credentialsId: callers.credentials["taker:dbt-main"], percentage: 100 }] },
