@@ -49,14 +49,27 @@ export const startCall = <A, I, B, E>(
   return Either.isLeft(decoded) ? Either.left(decoded.left) : run(decoded.right)
 }
 
-/** One operation of the shared table, called by `caller`, its synchronous steps taken at once (`startCall`). */
+/**
+ * One operation of the shared table, called by `caller`, its synchronous steps taken at once
+ * (`startCall`), and its answer too when memory alone gives it (`peek`, an `Either`): a JSON-RPC
+ * call of a cached read is then answered in the transport's callback, as REST answers it without
+ * a fiber (`runOperationNow`). Otherwise `run`.
+ */
 export const startOperation = (
   op: Operation,
   engine: EngineService,
   caller: Caller,
   input: RawInput
 ): Effect.Effect<unknown, ApiError> =>
-  startCall(caller, op.access, op.input, input, (decoded) => op.run(engine, caller, decoded))
+  startCall(
+    caller,
+    op.access,
+    op.input,
+    input,
+    op.peek === undefined
+      ? (decoded) => op.run(engine, caller, decoded)
+      : (decoded) => op.peek!(engine, caller, decoded) ?? op.run(engine, caller, decoded)
+  )
 
 /** One operation of the shared table, called by `caller`. */
 export const runOperation = (

@@ -289,6 +289,30 @@ describe("operations as methods", () => {
   )
 
   it.effect(
+    "an operation memory can answer is answered before receiveNow returns, as REST answers it without a fiber",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* authenticated(makeShared(), "token-maker")
+        const frame = (id: number, n: number) =>
+          JSON.stringify({ jsonrpc: "2.0", id, method: "v1/test/peek", params: { n } })
+        s.session.receiveNow(frame(1, 2))
+        // Already out: no fiber ran in between.
+        assert.strictEqual(yield* s.pending, 1)
+        assert.deepStrictEqual((yield* s.next).result, { n: 2, userId: callers.maker.userId, from: "memory" })
+        // What memory cannot answer runs as before, its reply later.
+        s.session.receiveNow(frame(2, 3))
+        assert.strictEqual(yield* s.pending, 0)
+        assert.deepStrictEqual((yield* s.next).result, { n: 3, userId: callers.maker.userId, from: "run" })
+        // Refusals of the input are answered at once too, from the same pipeline.
+        s.session.receiveNow(
+          JSON.stringify({ jsonrpc: "2.0", id: 3, method: "v1/test/peek", params: { n: "2" } })
+        )
+        assert.strictEqual(yield* s.pending, 1)
+        assert.strictEqual((yield* s.next).error.code, -32602)
+      })
+  )
+
+  it.effect(
     "errors map 400 → -32602, 403 → -32003, 404 → -32004, a defect → -32603, with data {status, reason}",
     () =>
       Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { type ApiError, apiError, type Caller, type EngineEvent, type EngineService } from "@rfq/engine"
-import { Clock, Effect, Fiber, type Option, Queue, Schema } from "effect"
+import { Clock, Effect, Either, Fiber, type Option, Queue, Schema } from "effect"
 import type { TokenResponse } from "../../src/auth/AuthService.js"
 import type { AuthenticatedCaller } from "../../src/auth/Tokens.js"
 import type { Operation } from "../../src/Operations.js"
@@ -140,6 +140,14 @@ export const testOperations = (journal: Journal): ReadonlyArray<Operation> => [
   testOp("v1/test/blob", "read", Schema.Struct({ bytes: Schema.Number }), (_engine, _caller, input) =>
     Effect.succeed({ blob: "x".repeat(input.bytes) })
   ),
+  // Memory answers an even `n` (`peek`, no fiber); an odd one runs (and yields: it needs a fiber).
+  {
+    ...testOp("v1/test/peek", "read", Schema.Struct({ n: Schema.Number }), (_engine, caller, input) =>
+      Effect.as(Effect.yieldNow(), { n: input.n, userId: caller.userId, from: "run" })
+    ),
+    peek: (_engine, caller, input) =>
+      input.n % 2 === 0 ? Either.right({ n: input.n, userId: caller.userId, from: "memory" }) : undefined
+  },
   testOp("v1/test/write", "write", Schema.Struct({}), () => Effect.succeed({ written: true })),
   testOp("v1/test/account", "account", Schema.Struct({}), () => Effect.succeed([])),
   testOp("v1/test/missing", "read", Schema.Struct({}), () => Effect.fail(apiError("rfqNotFound"))),
