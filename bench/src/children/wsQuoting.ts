@@ -1,7 +1,8 @@
 /**
  * Quoting load over WebSocket: `connections` maker sessions, each owning one active quote, each
  * sending `v1/quote/update` (alternating between two valid price sets) one at a time for a fixed
- * time; then, on the same connections, `heartbeat` round trips the same way. The RFQs, their leg
+ * time; then, on the same connections, `heartbeat` round trips the same way, and then `v1/rfq/get`
+ * of each connection's RFQ (a read memory answers; no target, issue 15's read path over JSON-RPC). The RFQs, their leg
  * prices and the quotes are made before anything is timed, through the typed client
  * (`@rfq/client`, REST); the timed calls go over raw connections (`RpcConnection`, frames matched
  * by id), since the ratio's baseline is a bare heartbeat on the same sockets and a client session's
@@ -35,6 +36,7 @@ export interface WsQuotingResult {
   readonly type: "result"
   readonly updates: Phase
   readonly heartbeats: Phase
+  readonly reads: Phase
 }
 
 runChild(async () => {
@@ -63,7 +65,7 @@ runChild(async () => {
         "v1/quote/create",
         quoteBody(rfq.rfqId, rfq.prices[0]) as EndpointInput<"v1/quote/create">
       )
-      return { connection, rfqQuoteId, prices: rfq.prices }
+      return { connection, rfqQuoteId, prices: rfq.prices, rfqId: rfq.rfqId }
     })
   )
   taker.logout()
@@ -127,7 +129,8 @@ runChild(async () => {
     true
   )
   const heartbeats = await phase((q) => q.connection.call("heartbeat"))
+  const reads = await phase((q) => q.connection.call("v1/rfq/get", { id: q.rfqId }))
   for (const q of quotes) q.connection.close()
-  const result: WsQuotingResult = { type: "result", updates, heartbeats }
+  const result: WsQuotingResult = { type: "result", updates, heartbeats, reads }
   await tell(result)
 })

@@ -91,7 +91,7 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
   } finally {
     await child.stop()
   }
-  const { updates, heartbeats } = result
+  const { updates, heartbeats, reads } = result
   if (updates.calls === 0) throw new Error(`no quote update succeeded (${updates.firstError ?? "no error"})`)
   const ratio = updates.perSecond / heartbeats.perSecond
   ctx.log(
@@ -100,6 +100,12 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
   )
   ctx.log(`    ${coreLine(cores!, updates.perSecond, "update")}`)
   if (updates.errors > 0) ctx.log(`    first error: ${updates.firstError}`)
+  const readRatio = reads.perSecond / heartbeats.perSecond
+  ctx.log(
+    `    v1/rfq/get (answered from memory) ${formatNumber(reads.perSecond)}/s p50 ${formatNumber(reads.latency.p50)} ms ` +
+      `p99 ${formatNumber(reads.latency.p99)} ms (${reads.errors} errors) = ${readRatio.toFixed(3)} of the heartbeats (no target)`
+  )
+  if (reads.errors > 0) ctx.log(`    first error of the reads: ${reads.firstError}`)
   const raw = await durableCeiling(ctx, sizes)
   const ceiling = raw.transactionsPerSecond / heartbeats.perSecond
   const database = ctx.sharedHostKind === "postgres" ? "PostgreSQL" : "PGlite"
@@ -122,6 +128,11 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
       heartbeatP50Ms: heartbeats.latency.p50,
       heartbeatP99Ms: heartbeats.latency.p99,
       updatesVsHeartbeats: ratio,
+      readsPerSecond: reads.perSecond,
+      readP50Ms: reads.latency.p50,
+      readP99Ms: reads.latency.p99,
+      readErrors: reads.errors,
+      readsVsHeartbeats: readRatio,
       rawTransactionsPerSecond: raw.transactionsPerSecond,
       rawTransactionP50Ms: raw.transaction.p50,
       durableCeilingVsHeartbeats: ceiling,
@@ -135,7 +146,8 @@ export const wsQuoting = async (ctx: BenchContext, sizes: WsQuotingSizes): Promi
     targets: sizes.targets ? [check("WS quote updates ÷ heartbeats", ratio, ">=", TARGET)] : [],
     notes: [
       `${formatNumber(updates.perSecond)} quote updates/s vs ${formatNumber(heartbeats.perSecond)} heartbeats/s on ${sizes.connections} connections = ${ratio.toFixed(3)}; ` +
-        `durable-write ceiling (raw single-row transactions on ${database}, ${formatNumber(raw.transactionsPerSecond)}/s) = ${ceiling.toFixed(3)} of the heartbeats`
+        `durable-write ceiling (raw single-row transactions on ${database}, ${formatNumber(raw.transactionsPerSecond)}/s) = ${ceiling.toFixed(3)} of the heartbeats; ` +
+        `v1/rfq/get from memory ${formatNumber(reads.perSecond)}/s = ${readRatio.toFixed(3)} of the heartbeats`
     ]
   }
 }
