@@ -17,7 +17,7 @@ import {
  * `Events.publishStep` on several hosts: the owner's own subscribers get the step at once and the
  * call answers then, leaving the stream's acknowledgement to what it returns (the RFQ's next step
  * waits for that: `engine test/engine/StepPublication.test.ts`); a host that closes waits for the
- * steps still on their way. NATS is reached through a proxy the tests cut.
+ * steps still on their way. NATS is reached through a proxy the tests cut or stall.
  */
 
 const namespaces: Array<string> = []
@@ -38,27 +38,33 @@ const proxied = Effect.acquireRelease(
 )
 
 describe("Events.publishStep over NATS", () => {
-  it.scopedLive(
-    "answers once the host's own subscribers have the step; the stream's part is what it returns",
-    () =>
-      Effect.gen(function* () {
-        const proxy = yield* proxied
-        const { logged, capture } = capturingLogger()
-        const { events } = yield* hostBehind(proxy, 600, yield* Effect.scope)
-        const heard = yield* events.subscribe
+  for (const [trouble, cause] of [
+    ["cut", (p: CuttableProxy) => p.cut()],
+    ["stalled", (p: CuttableProxy) => p.stall()]
+  ] as const) {
+    it.scopedLive(
+      `NATS ${trouble}: answers once the host's own subscribers have the step; the stream's part is what it returns`,
+      () =>
+        Effect.gen(function* () {
+          const proxy = yield* proxied
+          const { logged, capture } = capturingLogger()
+          const { events } = yield* hostBehind(proxy, 600, yield* Effect.scope)
+          const heard = yield* events.subscribe
 
-        proxy.cut()
-        const rest = yield* events.publishStep(stepEvents(801, 1)).pipe(Effect.provide(capture))
-        // Already with the subscribers, though NATS cannot acknowledge anything.
-        expect(received([...(yield* Queue.takeAll(heard))])).toStrictEqual(received(stepEvents(801, 1)))
-        expect(rest).toBeDefined()
-        const waiting = yield* Effect.fork(rest!)
-        expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
-        // What is left ends when the publication gave up (its deadline), logged, without failing.
-        yield* Fiber.join(waiting).pipe(Effect.timeout("10 seconds"))
-        expect(logged).toContainEqual(expect.stringMatching(/^events of step 801:1 not published/))
-      })
-  )
+          cause(proxy)
+          const rest = yield* events.publishStep(stepEvents(801, 1)).pipe(Effect.provide(capture))
+          // Already with the subscribers, though NATS cannot acknowledge anything.
+          expect(received([...(yield* Queue.takeAll(heard))])).toStrictEqual(received(stepEvents(801, 1)))
+          expect(rest).toBeDefined()
+          const waiting = yield* Effect.fork(rest!)
+          expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+          // What is left ends when the publication gave up (its deadline), logged, without failing.
+          yield* Fiber.join(waiting).pipe(Effect.timeout("10 seconds"))
+          expect(logged).toContainEqual(expect.stringMatching(/^events of step 801:1 not published/))
+          proxy.resume()
+        })
+    )
+  }
 
   it.scopedLive("a host that closes waits for the steps still on their way to the stream", () =>
     Effect.gen(function* () {

@@ -138,7 +138,7 @@ export const deleteStream = (namespace: string): Promise<void> =>
 /**
  * A TCP proxy in front of the NATS server that can be cut: `cut()` drops every connection through
  * it and drops each new one at once (NATS unreachable for the clients behind it), `restore()`
- * forwards again. The server itself, shared with other tests, is never touched.
+ * forwards again; or stalled (`stall()`, `resume()`). The server itself, shared with other tests, is never touched.
  */
 export class CuttableProxy {
   private cutOff = false
@@ -174,6 +174,18 @@ export class CuttableProxy {
   cut(): void {
     this.cutOff = true
     for (const socket of this.sockets) socket.destroy()
+  }
+
+  /**
+   * A stall, not an outage: every connection through the proxy stays open and forwards nothing
+   * either way (NATS hangs); `resume()` forwards again.
+   */
+  stall(): void {
+    for (const socket of this.sockets) socket.pause()
+  }
+
+  resume(): void {
+    for (const socket of this.sockets) socket.resume()
   }
 
   restore(): void {
