@@ -15,7 +15,7 @@ import { Auth, AuthLive } from "./auth/AuthService.js"
 import { authRoutes } from "./auth/AuthRoutes.js"
 import { demoScryptParams, hashSecret } from "./auth/SecretHash.js"
 import type { HostInput } from "./Host.js"
-import { operations } from "./Operations.js"
+import { type Operation, operations } from "./Operations.js"
 import { type RateDecision, type RateLimit, RateLimiter, rateLimitHeaders } from "./RateLimiter.js"
 import { SharedState } from "./shared/SharedState.js"
 import { forgetReferenceDataWhenStale } from "./shared/StaleReferenceData.js"
@@ -134,7 +134,8 @@ export const appOnListening = (input: HostInput, server: HttpServer) =>
 
 export type AppServices = Layer.Layer.Success<ReturnType<typeof appLayer>>
 
-export const appRoutes = (input: HostInput) =>
+/** The host's routes; `ops` is the operation table (tests give one without `peek`, to compare). */
+export const appRoutes = (input: HostInput, ops: ReadonlyArray<Operation> = operations) =>
   Effect.gen(function* () {
     const engine = yield* Engine
     const auth = yield* Auth
@@ -144,8 +145,8 @@ export const appRoutes = (input: HostInput) =>
     metrics.openRfqs = engine.liveCount
     return [
       ...authRoutes,
-      ...restRoutes(operations, engine, auth, () => clock.unsafeCurrentTimeMillis(), ownerHints(ownership)),
-      ...contractRoutes({ operations, version, listen: input.config }),
+      ...restRoutes(ops, engine, auth, () => clock.unsafeCurrentTimeMillis(), ownerHints(ownership)),
+      ...contractRoutes({ operations: ops, version, listen: input.config }),
       metrics.route(),
       ...docsRoutes(),
       ...consoleRoutes()
