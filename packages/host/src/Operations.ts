@@ -21,7 +21,7 @@ export interface Operation extends Endpoint {
   readonly run: (engine: EngineService, caller: Caller, input: any) => Effect.Effect<unknown, ApiError>
   /**
    * `run`'s answer when memory alone gives it, synchronously (no fiber); undefined when only `run`
-   * can answer. The read path of the service (`GET /v1/rfq/{id}`).
+   * can answer. The read path of the service (`GET /v1/rfq/{id}`, the taker's `GET /v1/rfq/{id}/quote`).
    */
   readonly peek?: (
     engine: EngineService,
@@ -69,7 +69,10 @@ export const operations: ReadonlyArray<Operation> = [
   op("v1/rfq/create", { run: (e, c, i) => e.createRfq(c, i) }),
   op("v1/rfq/delete", { run: (e, c, i) => e.deleteRfq(c, i.id) }),
   op("v1/rfq/cancel", { run: (e, c, i) => e.cancelRfq(c, i.rfqId) }),
-  op("v1/rfq/quotes", { run: (e, c, i) => e.takerQuotes(c, i.id) }),
+  op("v1/rfq/quotes", {
+    run: (e, c, i) => e.takerQuotes(c, i.id),
+    peek: (e, c, i) => e.peekTakerQuotes(c, i.id)
+  }),
   op("v1/rfq/trade", { run: (e, c, i) => e.trade(c, i.rfqQuoteId) }),
   op("v1/rfq/leg-prices", { run: (e, c, i) => e.legPrices(c, i) }),
   // Quotes

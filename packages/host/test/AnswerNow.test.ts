@@ -79,6 +79,66 @@ const send = (url: string, token: string, method: string, path: string, body: un
   })
 
 describe("reads answered without a fiber", () => {
+  it.scoped("the taker's quote book answers as the fiber path does, for every desk and state", () =>
+    Effect.gen(function* () {
+      const pair = yield* startPair
+      const tokenOf = (clientId: string) => Effect.map(oauthToken(pair.fast, clientId), (t) => t.access_token)
+      const [taker, viewer, invited, outsider] = yield* Effect.forEach(
+        ["demo-taker", "demo-viewer", "demo-maker-1", "demo-maker-3"],
+        tokenOf
+      )
+      const open = yield* send(pair.fast, taker!, "POST", "/v1/rfq/0", callSpread(["maker-1"]))
+      const rfqId = open.body.rfqId as number
+      const rfq = (yield* get(pair.fast, `/v1/rfq/${rfqId}`, `Bearer ${invited}`)).body as any
+      const priced = yield* send(pair.fast, invited!, "POST", "/v1/rfq/leg-prices", {
+        rfqId,
+        price: Math.round(rfq.markPrice * 10_000) / 10_000,
+        legs: rfq.legs.map((l: any) => ({
+          instrumentName: l.instrumentName,
+          direction: l.direction,
+          ratio: l.ratio
+        }))
+      })
+      const quoted = yield* send(pair.fast, invited!, "POST", "/v1/rfq/quote", {
+        rfqId,
+        direction: "sell",
+        amount: rfq.amount,
+        settlementOption: "DBT",
+        legs: priced.body.legs.map((l: any) => ({ instrumentName: l.instrumentName, price: l.price }))
+      })
+      assert.strictEqual(quoted.status, 200, JSON.stringify(quoted.body))
+      const cancelled = yield* send(pair.fast, taker!, "POST", "/v1/rfq/0", callSpread(["maker-1"]))
+      yield* send(pair.fast, taker!, "POST", "/v1/rfq/cancel", { rfqId: cancelled.body.rfqId })
+
+      // Each token's first request verifies it (a fiber); from then on it is in the caches.
+      for (const token of [taker, viewer, invited, outsider]) {
+        yield* get(pair.fast, "/v1/rfq/quotes", `Bearer ${token}`)
+        yield* get(pair.slow, "/v1/rfq/quotes", `Bearer ${token}`)
+      }
+      const before = pair.fibers()
+      const statuses: Array<number> = []
+      for (const [id, token] of [
+        [rfqId, taker],
+        [rfqId, viewer],
+        [rfqId, invited],
+        [rfqId, outsider],
+        [cancelled.body.rfqId, taker],
+        [cancelled.body.rfqId, invited]
+      ] as const) {
+        const path = `/v1/rfq/${id}/quote`
+        const fast = yield* get(pair.fast, path, `Bearer ${token}`)
+        const slow = yield* get(pair.slow, path, `Bearer ${token}`)
+        assert.deepStrictEqual({ ...fast, remaining: null }, { ...slow, remaining: null }, path)
+        statuses.push(fast.status)
+      }
+      assert.strictEqual(pair.fibers(), before, "a cached quote book took the fiber path")
+      // The taker's desk (trader and viewer) reads the book; a maker, invited or not, is told nothing.
+      assert.deepStrictEqual(statuses, [200, 200, 404, 404, 200, 404])
+      const book = (yield* get(pair.fast, `/v1/rfq/${rfqId}/quote`, `Bearer ${taker}`)).body
+      assert.include(JSON.stringify(book), String(quoted.body.rfqQuoteId))
+    })
+  )
+
   it.scoped(
     "answer as the fiber path does: views per desk, 4xx, unknown ids, bad tokens, the rate limit",
     () =>

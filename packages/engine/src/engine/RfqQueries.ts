@@ -30,6 +30,14 @@ export interface RfqQueriesService {
   readonly listRfqs: (caller: Caller, query: ListRfqsQuery) => Effect.Effect<Page, ApiError>
   /** The taker's quote book of its RFQ. */
   readonly takerQuotes: (caller: Caller, rfqId: number) => Effect.Effect<Array<Json>, ApiError>
+  /**
+   * `takerQuotes`' answer when memory alone gives it (as `peekRfq`), without a fiber and without
+   * waiting in the RFQ's mailbox: the book as of the last committed step; undefined otherwise.
+   */
+  readonly peekTakerQuotes: (
+    caller: Caller,
+    rfqId: number
+  ) => Either.Either<Array<Json>, ApiError> | undefined
   /** The caller desk's own quotes, any status. */
   readonly listQuotes: (caller: Caller, query: ListQuotesQuery) => Effect.Effect<Page, ApiError>
   /** Leg prices that make up a structure price, at each leg's mark and within its band. */
@@ -134,6 +142,19 @@ const make = Effect.gen(function* () {
         : Effect.fail(apiError("rfqNotFound"))
     )
   })
+
+  const peekTakerQuotes = (
+    caller: Caller,
+    rfqId: number
+  ): Either.Either<Array<Json>, ApiError> | undefined => {
+    if (!mayAccess(caller.roles, "read")) return Either.left(apiError("insufficientPermissions"))
+    const actor = access.peekReadable(rfqId, clock.unsafeCurrentTimeMillis())
+    if (actor === undefined) return undefined
+    const rfq = actor.state.rfq
+    return actor.value === "deleted" || !canSee(rfq, caller) || !isTaker(rfq, caller)
+      ? Either.left(apiError("rfqNotFound"))
+      : Either.right(renderQuoteBook(rfq, Object.values(actor.state.quotes)))
+  }
 
   const listQuotes = Effect.fn("Engine.listQuotes")(function* (caller: Caller, query: ListQuotesQuery) {
     yield* requireRole(caller, "read")
@@ -242,6 +263,7 @@ const make = Effect.gen(function* () {
     peekRfq,
     listRfqs,
     takerQuotes,
+    peekTakerQuotes,
     listQuotes,
     legPrices: legPricesOf,
     instruments
