@@ -58,6 +58,7 @@ export interface RfqQueriesService {
 export class RfqQueries extends Context.Tag("rfq/RfqQueries")<RfqQueries, RfqQueriesService>() {}
 
 const make = Effect.gen(function* () {
+  const pricing = yield* Pricing
   const store = yield* RfqStore
   const actors = yield* RfqActors
   const access = yield* ActorAccess
@@ -180,53 +181,55 @@ const make = Effect.gen(function* () {
 
   const legPricesOf = Effect.fn("Engine.legPrices")(function* (caller: Caller, req: LegPricesRequest) {
     yield* requireRole(caller, "read")
-    return yield* access.visibleActor(caller, req.rfqId, (actor) =>
-      Effect.gen(function* () {
-        const rfq = actor.state.rfq
-        const option = pricingOption(rfq)
-        const pricing = yield* Pricing
-        const inputs = yield* Effect.forEach(req.legs, (leg, i) =>
-          Effect.gen(function* () {
-            const stored = rfq.legs.find((l) => l.instrumentName === leg.instrumentName)
-            const currency = rfq.quoteCurrencies[option] ?? rfq.quoteCurrency
-            const resolved =
-              stored?.contracts[option] !== undefined
-                ? yield* venueInstrumentOf(option, leg.instrumentName, stored.contracts[option])
-                : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
-            if (resolved === undefined) {
-              return yield* Effect.fail(
-                apiError(
-                  "instrumentNotFoundForLeg",
-                  `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
-                )
+    // An RFQ's legs never change: read as `getRfq` reads (no wait in its mailbox behind a write;
+    // one in doubt or past its expiry is settled first), then priced outside it.
+    const found = yield* access.readActor(req.rfqId)
+    if (Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller))
+      return yield* Effect.fail(apiError("rfqNotFound"))
+    const rfq = found.value.state.rfq
+    return yield* Effect.gen(function* () {
+      const option = pricingOption(rfq)
+      const inputs = yield* Effect.forEach(req.legs, (leg, i) =>
+        Effect.gen(function* () {
+          const stored = rfq.legs.find((l) => l.instrumentName === leg.instrumentName)
+          const currency = rfq.quoteCurrencies[option] ?? rfq.quoteCurrency
+          const resolved =
+            stored?.contracts[option] !== undefined
+              ? yield* venueInstrumentOf(option, leg.instrumentName, stored.contracts[option])
+              : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
+          if (resolved === undefined) {
+            return yield* Effect.fail(
+              apiError(
+                "instrumentNotFoundForLeg",
+                `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
               )
-            }
-            const mark = yield* pricing.mark(resolved)
-            const band = venues.priceBand(resolved, mark)
-            return {
-              instrumentName: leg.instrumentName,
-              direction: leg.direction,
-              ratio: leg.ratio,
-              mark,
-              tick: resolved.tickSize,
-              bandLow: band.low,
-              bandHigh: band.high
-            }
-          })
-        )
-        const result = legPrices(inputs, req.price)
-        if (Either.isLeft(result)) return yield* Effect.fail(result.left)
-        return {
-          legs: result.right.legs.map((l) => ({
-            instrumentName: l.instrumentName,
-            direction: l.direction,
-            ratio: Number(decString(l.ratio)),
-            price: Number(decString(l.price))
-          })),
-          priceDifference: Number(decString(result.right.priceDifference))
-        }
-      })
-    )
+            )
+          }
+          const mark = yield* pricing.mark(resolved)
+          const band = venues.priceBand(resolved, mark)
+          return {
+            instrumentName: leg.instrumentName,
+            direction: leg.direction,
+            ratio: leg.ratio,
+            mark,
+            tick: resolved.tickSize,
+            bandLow: band.low,
+            bandHigh: band.high
+          }
+        })
+      )
+      const result = legPrices(inputs, req.price)
+      if (Either.isLeft(result)) return yield* Effect.fail(result.left)
+      return {
+        legs: result.right.legs.map((l) => ({
+          instrumentName: l.instrumentName,
+          direction: l.direction,
+          ratio: Number(decString(l.ratio)),
+          price: Number(decString(l.price))
+        })),
+        priceDifference: Number(decString(result.right.priceDifference))
+      }
+    }).pipe(Effect.provideService(Venues, venues))
   })
 
   const instruments = Effect.fn("Engine.instruments")(function* (caller: Caller, query: InstrumentsQuery) {
@@ -271,5 +274,8 @@ const make = Effect.gen(function* () {
   return service
 })
 
-export const RfqQueriesLive: Layer.Layer<RfqQueries, never, RfqStore | RfqActors | ActorAccess | Venues> =
-  Layer.effect(RfqQueries, make)
+export const RfqQueriesLive: Layer.Layer<
+  RfqQueries,
+  never,
+  RfqStore | RfqActors | ActorAccess | Venues | Pricing
+> = Layer.effect(RfqQueries, make)

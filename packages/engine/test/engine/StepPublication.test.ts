@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
+import { Context, Deferred, Effect, Either, Fiber, Layer, Option } from "effect"
+import { decodeRequest } from "../../src/api/Decode.js"
+import { LegPricesRequest } from "../../src/api/RfqRequests.js"
 import { Engine } from "../../src/engine/Engine.js"
 import { Events, EventsLive } from "../../src/services/Events.js"
 import {
@@ -71,5 +73,50 @@ describe("a step's publication", () => {
       assert.strictEqual(yield* quotesOf(rfqId), 1)
       assert.deepStrictEqual(handed, [`${rfqId}:1`, `${rfqId}:2`])
     })
+  )
+
+  it.scopedLive(
+    "reads need no mailbox: while a command holds it, leg prices and the taker's book answer",
+    () =>
+      Effect.gen(function* () {
+        const gate = yield* Deferred.make<void>()
+        const { context, callers } = yield* sharedOwnerEngineWith(gatedEvents(gate, []))
+        const engine = Context.get(context, Engine)
+        const { rfqId } = yield* engine.createRfq(callers.taker, yield* spreadRfqRequest(callers, legs))
+        // The quote's command takes the mailbox and waits there for the create's publication.
+        const request = yield* quoteAtMark(context as unknown as EngineContext, rfqId, legs)
+        const quoting = yield* Effect.fork(engine.createQuote(callers.maker1, request))
+        yield* Effect.sleep("200 millis")
+        assert.isTrue(Option.isNone(yield* Fiber.poll(quoting)))
+
+        const rfq = (yield* engine.getRfq(callers.maker1, rfqId)) as {
+          markPrice: number
+          legs: ReadonlyArray<{ instrumentName: string; direction: "buy" | "sell"; ratio: number }>
+        }
+        const priced = yield* engine
+          .legPrices(
+            callers.maker1,
+            yield* decodeRequest(LegPricesRequest, {
+              rfqId,
+              price: Math.round(rfq.markPrice * 10_000) / 10_000,
+              legs: rfq.legs.map(({ instrumentName, direction, ratio }) => ({
+                instrumentName,
+                direction,
+                ratio
+              }))
+            })
+          )
+          .pipe(Effect.timeout("10 seconds"))
+        assert.strictEqual(priced.legs.length, 2)
+        // The book as of the last committed step: the quote still waiting is not in it yet.
+        const book = engine.peekTakerQuotes(callers.taker, rfqId)
+        assert.isTrue(book !== undefined && Either.isRight(book))
+        assert.notInclude(JSON.stringify(book), '"rfqQuoteId"')
+        assert.isTrue(Option.isNone(yield* Fiber.poll(quoting)))
+
+        yield* Deferred.succeed(gate, undefined)
+        const { rfqQuoteId } = yield* Fiber.join(quoting).pipe(Effect.timeout("10 seconds"))
+        assert.include(JSON.stringify(engine.peekTakerQuotes(callers.taker, rfqId)), String(rfqQuoteId))
+      })
   )
 })
