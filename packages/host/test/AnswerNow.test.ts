@@ -5,7 +5,14 @@ import { operations } from "../src/Operations.js"
 import { healthRoutes } from "../src/HealthRoutes.js"
 import { serve } from "../src/HttpServer.js"
 import type { AnyAround } from "../src/RouteDispatch.js"
-import { callSpread, oauthToken, promise, testHostInput } from "./ws/hostHarness.js"
+import {
+  callSpread,
+  legPricesParams,
+  oauthToken,
+  promise,
+  quoteBodyOf,
+  testHostInput
+} from "./ws/hostHarness.js"
 
 /**
  * A read memory alone answers is answered without a fiber (`Route.answerNow`, `Around.now`), and
@@ -90,22 +97,20 @@ describe("reads answered without a fiber", () => {
       const open = yield* send(pair.fast, taker!, "POST", "/v1/rfq/0", callSpread(["maker-1"]))
       const rfqId = open.body.rfqId as number
       const rfq = (yield* get(pair.fast, `/v1/rfq/${rfqId}`, `Bearer ${invited}`)).body as any
-      const priced = yield* send(pair.fast, invited!, "POST", "/v1/rfq/leg-prices", {
-        rfqId,
-        price: Math.round(rfq.markPrice * 10_000) / 10_000,
-        legs: rfq.legs.map((l: any) => ({
-          instrumentName: l.instrumentName,
-          direction: l.direction,
-          ratio: l.ratio
-        }))
-      })
-      const quoted = yield* send(pair.fast, invited!, "POST", "/v1/rfq/quote", {
-        rfqId,
-        direction: "sell",
-        amount: rfq.amount,
-        settlementOption: "DBT",
-        legs: priced.body.legs.map((l: any) => ({ instrumentName: l.instrumentName, price: l.price }))
-      })
+      const priced = yield* send(
+        pair.fast,
+        invited!,
+        "POST",
+        "/v1/rfq/leg-prices",
+        legPricesParams(rfqId, rfq)
+      )
+      const quoted = yield* send(
+        pair.fast,
+        invited!,
+        "POST",
+        "/v1/rfq/quote",
+        quoteBodyOf(rfqId, rfq, priced.body, "sell")
+      )
       assert.strictEqual(quoted.status, 200, JSON.stringify(quoted.body))
       const cancelled = yield* send(pair.fast, taker!, "POST", "/v1/rfq/0", callSpread(["maker-1"]))
       yield* send(pair.fast, taker!, "POST", "/v1/rfq/cancel", { rfqId: cancelled.body.rfqId })

@@ -163,25 +163,37 @@ export const callSpread = (makers: ReadonlyArray<string>, baseCurrency: "BTC" | 
   ]
 })
 
+/** The leg-price helper's request for RFQ `rfqId` as `v1/rfq/get` shows it (`rfq`): its legs at its mark. */
+export const legPricesParams = (rfqId: number, rfq: any) => ({
+  rfqId,
+  price: Math.round(rfq.markPrice * 10_000) / 10_000,
+  legs: rfq.legs.map((l: any) => ({
+    instrumentName: l.instrumentName,
+    direction: l.direction,
+    ratio: l.ratio
+  }))
+})
+
+/** A quote on RFQ `rfqId` (`rfq` as `v1/rfq/get` shows it) at the leg-price helper's answer `priced`. */
+export const quoteBodyOf = (
+  rfqId: number,
+  rfq: any,
+  priced: any,
+  direction: "buy" | "sell",
+  label?: string
+) => ({
+  rfqId,
+  direction,
+  amount: rfq.amount,
+  settlementOption: "DBT",
+  ...(label === undefined ? {} : { label }),
+  legs: priced.legs.map((l: any) => ({ instrumentName: l.instrumentName, price: l.price }))
+})
+
 /** A maker's quote on an RFQ it sees: each leg at the leg-price helper's answer for the mark. */
 export const quoteParams = (maker: RpcClient, rfqId: number, direction: "buy" | "sell", label?: string) =>
   promise(async () => {
     const rfq = await maker.result("v1/rfq/get", { id: rfqId })
-    const priced = await maker.result("v1/rfq/leg-prices", {
-      rfqId,
-      price: Math.round(rfq.markPrice * 10_000) / 10_000,
-      legs: rfq.legs.map((l: any) => ({
-        instrumentName: l.instrumentName,
-        direction: l.direction,
-        ratio: l.ratio
-      }))
-    })
-    return {
-      rfqId,
-      direction,
-      amount: rfq.amount,
-      settlementOption: "DBT",
-      ...(label === undefined ? {} : { label }),
-      legs: priced.legs.map((l: any) => ({ instrumentName: l.instrumentName, price: l.price }))
-    }
+    const priced = await maker.result("v1/rfq/leg-prices", legPricesParams(rfqId, rfq))
+    return quoteBodyOf(rfqId, rfq, priced, direction, label)
   })
