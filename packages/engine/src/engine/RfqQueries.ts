@@ -2,7 +2,7 @@ import { Context, Effect, Either, Layer, Option } from "effect"
 import type { InstrumentsQuery, ListQuotesQuery, ListRfqsQuery } from "../api/Queries.js"
 import type { LegPricesRequest } from "../api/RfqRequests.js"
 import { mayAccess, requireRole } from "../auth/Roles.js"
-import { type ApiError, apiError } from "../domain/Errors.js"
+import { ApiError, apiError } from "../domain/Errors.js"
 import { legPrices } from "../domain/LegPrices.js"
 import { decString } from "../rfq/Dec.js"
 import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
@@ -82,25 +82,37 @@ const make = Effect.gen(function* () {
     return rendered
   }
 
+  /** Whether a read may show the RFQ to the caller: one it can see, not deleted (gone for all). */
+  const shownTo = (actor: RfqActor, caller: Caller): boolean =>
+    actor.value !== "deleted" && canSee(actor.state.rfq, caller)
+
   // Reads served from memory are the hot path of the service: no span (it would cost more than
   // the read itself) and no generator; the role check is a plain test (`requireRole`'s) too.
   const getRfq = (caller: Caller, rfqId: number): Effect.Effect<Json, ApiError> =>
     mayAccess(caller.roles, "read")
       ? Effect.flatMap(access.readActor(rfqId), (found) =>
-          Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)
+          Option.isNone(found) || !shownTo(found.value, caller)
             ? Effect.fail(apiError("rfqNotFound"))
             : Effect.succeed(renderedRfq(found.value, caller))
         )
       : Effect.fail(apiError("insufficientPermissions"))
 
   const clock = yield* Effect.clock
-  const peekRfq = (caller: Caller, rfqId: number): Either.Either<Json, ApiError> | undefined => {
-    if (!mayAccess(caller.roles, "read")) return Either.left(apiError("insufficientPermissions"))
+  /**
+   * The reads answered from memory (`peek…`): the actor when memory alone may show it to the caller,
+   * the refusal (`ApiError`) when it may not, undefined when only the Effect path can tell.
+   */
+  const peekVisible = (caller: Caller, rfqId: number): RfqActor | ApiError | undefined => {
+    if (!mayAccess(caller.roles, "read")) return apiError("insufficientPermissions")
     const actor = access.peekReadable(rfqId, clock.unsafeCurrentTimeMillis())
     if (actor === undefined) return undefined
-    return actor.value === "deleted" || !canSee(actor.state.rfq, caller)
-      ? Either.left(apiError("rfqNotFound"))
-      : Either.right(renderedRfq(actor, caller))
+    return shownTo(actor, caller) ? actor : apiError("rfqNotFound")
+  }
+
+  const peekRfq = (caller: Caller, rfqId: number): Either.Either<Json, ApiError> | undefined => {
+    const actor = peekVisible(caller, rfqId)
+    if (actor === undefined) return undefined
+    return actor instanceof ApiError ? Either.left(actor) : Either.right(renderedRfq(actor, caller))
   }
 
   const listRfqs = Effect.fn("Engine.listRfqs")(function* (caller: Caller, query: ListRfqsQuery) {
@@ -108,7 +120,7 @@ const make = Effect.gen(function* () {
     // Only an RFQ the caller can see (as `GET /rfq/{id}` would show it) is a cursor.
     const after = yield* pageStart(query.cursor, (cursor) =>
       Effect.map(actors.actorOf(cursor), (found) =>
-        Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller)
+        Option.isNone(found) || !shownTo(found.value, caller)
           ? Option.none()
           : Option.some({ createdAt: found.value.state.rfq.createdAt, id: found.value.state.rfq.id })
       )
@@ -148,13 +160,13 @@ const make = Effect.gen(function* () {
     caller: Caller,
     rfqId: number
   ): Either.Either<Array<Json>, ApiError> | undefined => {
-    if (!mayAccess(caller.roles, "read")) return Either.left(apiError("insufficientPermissions"))
-    const actor = access.peekReadable(rfqId, clock.unsafeCurrentTimeMillis())
+    const actor = peekVisible(caller, rfqId)
     if (actor === undefined) return undefined
+    if (actor instanceof ApiError) return Either.left(actor)
     const rfq = actor.state.rfq
-    return actor.value === "deleted" || !canSee(rfq, caller) || !isTaker(rfq, caller)
-      ? Either.left(apiError("rfqNotFound"))
-      : Either.right(renderQuoteBook(rfq, Object.values(actor.state.quotes)))
+    return isTaker(rfq, caller)
+      ? Either.right(renderQuoteBook(rfq, Object.values(actor.state.quotes)))
+      : Either.left(apiError("rfqNotFound"))
   }
 
   const listQuotes = Effect.fn("Engine.listQuotes")(function* (caller: Caller, query: ListQuotesQuery) {
@@ -184,52 +196,54 @@ const make = Effect.gen(function* () {
     // An RFQ's legs never change: read as `getRfq` reads (no wait in its mailbox behind a write;
     // one in doubt or past its expiry is settled first), then priced outside it.
     const found = yield* access.readActor(req.rfqId)
-    if (Option.isNone(found) || found.value.value === "deleted" || !canSee(found.value.state.rfq, caller))
+    if (Option.isNone(found) || !shownTo(found.value, caller))
       return yield* Effect.fail(apiError("rfqNotFound"))
     const rfq = found.value.state.rfq
-    return yield* Effect.gen(function* () {
-      const option = pricingOption(rfq)
-      const inputs = yield* Effect.forEach(req.legs, (leg, i) =>
-        Effect.gen(function* () {
-          const stored = rfq.legs.find((l) => l.instrumentName === leg.instrumentName)
-          const currency = rfq.quoteCurrencies[option] ?? rfq.quoteCurrency
-          const resolved =
-            stored?.contracts[option] !== undefined
-              ? yield* venueInstrumentOf(option, leg.instrumentName, stored.contracts[option])
-              : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
-          if (resolved === undefined) {
-            return yield* Effect.fail(
-              apiError(
-                "instrumentNotFoundForLeg",
-                `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
+    const option = pricingOption(rfq)
+    const inputs = yield* Effect.forEach(req.legs, (leg, i) =>
+      Effect.gen(function* () {
+        const stored = rfq.legs.find((l) => l.instrumentName === leg.instrumentName)
+        const currency = rfq.quoteCurrencies[option] ?? rfq.quoteCurrency
+        const resolved =
+          stored?.contracts[option] !== undefined
+            ? yield* Effect.provideService(
+                venueInstrumentOf(option, leg.instrumentName, stored.contracts[option]),
+                Venues,
+                venues
               )
+            : Option.getOrUndefined(yield* venues.resolve(option, leg.instrumentName, currency))
+        if (resolved === undefined) {
+          return yield* Effect.fail(
+            apiError(
+              "instrumentNotFoundForLeg",
+              `legs[${i}]: ${leg.instrumentName} is not listed on ${option}`
             )
-          }
-          const mark = yield* pricing.mark(resolved)
-          const band = venues.priceBand(resolved, mark)
-          return {
-            instrumentName: leg.instrumentName,
-            direction: leg.direction,
-            ratio: leg.ratio,
-            mark,
-            tick: resolved.tickSize,
-            bandLow: band.low,
-            bandHigh: band.high
-          }
-        })
-      )
-      const result = legPrices(inputs, req.price)
-      if (Either.isLeft(result)) return yield* Effect.fail(result.left)
-      return {
-        legs: result.right.legs.map((l) => ({
-          instrumentName: l.instrumentName,
-          direction: l.direction,
-          ratio: Number(decString(l.ratio)),
-          price: Number(decString(l.price))
-        })),
-        priceDifference: Number(decString(result.right.priceDifference))
-      }
-    }).pipe(Effect.provideService(Venues, venues))
+          )
+        }
+        const mark = yield* pricing.mark(resolved)
+        const band = venues.priceBand(resolved, mark)
+        return {
+          instrumentName: leg.instrumentName,
+          direction: leg.direction,
+          ratio: leg.ratio,
+          mark,
+          tick: resolved.tickSize,
+          bandLow: band.low,
+          bandHigh: band.high
+        }
+      })
+    )
+    const result = legPrices(inputs, req.price)
+    if (Either.isLeft(result)) return yield* Effect.fail(result.left)
+    return {
+      legs: result.right.legs.map((l) => ({
+        instrumentName: l.instrumentName,
+        direction: l.direction,
+        ratio: Number(decString(l.ratio)),
+        price: Number(decString(l.price))
+      })),
+      priceDifference: Number(decString(result.right.priceDifference))
+    }
   })
 
   const instruments = Effect.fn("Engine.instruments")(function* (caller: Caller, query: InstrumentsQuery) {
