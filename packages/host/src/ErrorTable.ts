@@ -14,7 +14,7 @@ import { goDuration, RpcCode, type RpcError } from "./ws/JsonRpc.js"
  * | `ApiError` 400 / 401 / 403 / 404      | its status and body             | -32602 / -32001 / -32003 / -32004 |
  * | `ApiError` of any other status        | its status and body             | -32603, data {status, reason}     |
  * | database unreachable, deadline passed | 503 `database is not reachable` | -32603, data {status: 503, …}     |
- * | a step refused by the RFQ's version   | 503 `service unavailable`       | -32603, data {status: 503, …}     |
+ * | a step refused by its guard (stale)   | 503 `service unavailable`       | -32603, data {status: 503, …}     |
  * | any other defect                      | 500 `internal server error`     | -32603, data {status: 500, …}     |
  * | rate limit, failed-secret limit       | 429 and X-RateLimit-* headers   | -32603 `Rate limit exceeded`      |
  * | body too large, shutting down         | 413, 503                        | (the socket's own limits)         |
@@ -118,7 +118,7 @@ export const answerOfCause = <E>(
   // Another host took the RFQ over mid-command (several hosts): nothing was written; try again.
   if (isStaleStep(cause))
     return Effect.as(
-      Effect.logWarning("a step was refused by the RFQ's version (its owner changed)", cause),
+      Effect.logWarning("a step was refused by its guard (the RFQ's owner changed)", cause),
       apiError("serviceUnavailable", "the RFQ moved to another host; send the request again")
     )
   return isDatabaseUnreachable(cause)

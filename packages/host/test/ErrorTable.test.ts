@@ -14,7 +14,7 @@ describe("answerOfCause", () => {
   it.effect("a stale step is 503 service unavailable, as an object or as text from another host", () =>
     Effect.gen(function* () {
       const local = new Error(
-        "RfqStore.applyStep: stale step: update RFQ 7 at version 3 (expected 1 row(s), wrote 0)"
+        "RfqStore.applyStep: stale step: event 4 of RFQ 7 onto event 3 (expected 1 row(s), wrote 0)"
       )
       const remote = { name: "Error", message: local.message }
       for (const defect of [local, remote]) {

@@ -37,7 +37,7 @@ const call = <const Tag extends string, Fields extends Schema.Struct.Fields>(tag
  * Messages are volatile (not stored): an answer is owed to a client waiting on a socket. One in
  * flight when its owner dies is sent again to the new owner by the cluster, which meets the RFQ as
  * storage has it: a step the dead owner committed is not done twice (the machine refuses what no
- * longer applies; the step's version guard refuses a stale write).
+ * longer applies; the step's guard refuses a stale write).
  */
 export const RfqEntity = Entity.make("Rfq", [
   call("CreateRfq", { req: CreateRfqRequest }),

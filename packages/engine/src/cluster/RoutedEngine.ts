@@ -100,7 +100,7 @@ const make = Effect.gen(function* () {
     // Each handler runs to its end even when the entity is stopped under it (`Rpc.uninterruptible`):
     // a shard lock refresh that fails or takes longer than its interval makes the cluster stop
     // every entity of the host at once, and a command cut there would answer an interruption
-    // whatever it had committed. Run out, it answers what storage holds (the step's version guard
+    // whatever it had committed. Run out, it answers what storage holds (the step's guard
     // refuses a stale write), and the stop waits for it: a command is bounded by its statements'
     // deadlines.
     // Reads need not wait behind writes: the actor's own mailbox orders what must be ordered. A

@@ -8,7 +8,7 @@ import { Context, Layer } from "effect"
  *
  * An RFQ this engine does not own is read fresh from storage on every access and never cached, so
  * a read here never shows a state older than its own statement; a write to one (ownership moved
- * while a command was on its way) is refused by the step's version guard if the owner wrote first.
+ * while a command was on its way) is refused by the step's guard if the owner wrote first.
  */
 export interface OwnershipService {
   readonly owns: (rfqId: number) => boolean

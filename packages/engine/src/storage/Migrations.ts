@@ -8,6 +8,7 @@ import { bulkBlockTradeIdsSchema } from "./migrations/0003_bulk_block_trade_ids.
 import { idBlocksSchema } from "./migrations/0004_id_blocks.js"
 import { mmpSchema } from "./migrations/0005_mmp.js"
 import { quoteExpiryAndTapeSchema } from "./migrations/0006_quote_expiry_and_tape.js"
+import { stepGuardOnEventsSchema } from "./migrations/0007_step_guard_on_events.js"
 import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
@@ -20,7 +21,8 @@ export const migrationScripts: Readonly<Record<string, string>> = {
   "0003_bulk_block_trade_ids": bulkBlockTradeIdsSchema,
   "0004_id_blocks": idBlocksSchema,
   "0005_mmp": mmpSchema,
-  "0006_quote_expiry_and_tape": quoteExpiryAndTapeSchema
+  "0006_quote_expiry_and_tape": quoteExpiryAndTapeSchema,
+  "0007_step_guard_on_events": stepGuardOnEventsSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"

@@ -14,7 +14,7 @@ import { isEventSeqTaken } from "./SqlErrors.js"
  * and the RFQ's event-log row, as one statement: a step is all or nothing.
  *
  * Every write checks that it touched the rows the machine believed were there (an active quote,
- * a pending allocation, the RFQ at the version before the step…). A mismatch means memory and
+ * a pending allocation, the RFQ's last event the one before the step's…). A mismatch means memory and
  * storage disagree (a bug, or another owner stepped the RFQ): the step dies and rolls back rather
  * than committing on top of a state nobody expected.
  *
@@ -73,9 +73,10 @@ const json = (value: unknown): string => JSON.stringify(value)
 const mismatch = (what: string) => Effect.dieMessage(`RfqStore.applyStep: ${what}`)
 
 /**
- * A step refused by the RFQ's version guard: another owner stepped the RFQ since this writer read
- * it (its shard moved to another host mid-command). Nothing was written; the actor reloads. The
- * caller is answered 503 (`isStaleStep`): the command may be sent again, to the new owner.
+ * A step refused by its guard (its event must follow the RFQ's last, `insertEvent`): another owner
+ * stepped the RFQ since this writer read it (its shard moved to another host mid-command). Nothing
+ * was written; the actor reloads. The caller is answered 503 (`isStaleStep`): the command may be
+ * sent again, to the new owner.
  */
 export class StaleStep extends Error {
   readonly _tag = "StaleStep"
@@ -299,18 +300,26 @@ const partsOf = (rfqId: number, e: StepEffect, now: number): Array<Part> => {
   }
 }
 
+/** The effects that change the RFQ row's own columns (its status, `closed_at`, `deleted_at`). */
+const rowEffects: ReadonlySet<string> = new Set<StepEffectType>([
+  "tradeStarted",
+  "tradeFinished",
+  "rfqClosed",
+  "rfqDeleted"
+])
+
 /**
- * The RFQ row, guarded by its version: `rfqs.version` counts the RFQ's events (1 at its insert
- * with event 1, one more per step), so the step writing event `seq` finds the row at `seq - 1`
- * unless another owner stepped the RFQ meanwhile. Then it touches no row, and the step dies as a
- * mismatch: a stale owner never writes, and its actor reloads (doubt).
+ * The RFQ row's own columns, written only by a step that changes them: every change of the
+ * machine's state value comes with one of `rowEffects` (`RfqMachine`), so a step that only stores
+ * or closes quotes leaves the row alone. Nothing when the step changes none of them. The row must
+ * exist and not be deleted.
  */
 const updateRfq = (
   rfqId: number,
-  seq: number,
   value: RfqStateValue,
   effects: ReadonlyArray<StepEffect>
-): Part => {
+): Part | undefined => {
+  if (!effects.some((e) => rowEffects.has(e.type))) return undefined
   // Each column set, in order, and its value: the key names the columns, so it names the text.
   const columns: Array<string> = []
   const values: Array<unknown> = []
@@ -329,21 +338,30 @@ const updateRfq = (
       values.push(e.params.at)
     }
   }
-  values.push(rfqId, seq - 1)
+  values.push(rfqId)
   return {
     key: `r(${columns.join(",")})`,
     text: () => {
-      const sets = ["version = version + 1", ...columns.map((c, i) => `${c} = $${i + 1}`)]
-      const n = columns.length
+      const sets = columns.map((c, i) => `${c} = $${i + 1}`)
       return `UPDATE rfqs SET ${sets.join(", ")}
-        WHERE id = $${n + 1} AND deleted_at IS NULL AND version = $${n + 2} RETURNING id`
+        WHERE id = $${columns.length + 1} AND deleted_at IS NULL RETURNING id`
     },
     values,
     expected: 1,
-    what: `update RFQ ${rfqId} at version ${seq - 1}`
+    what: `update RFQ ${rfqId}`
   }
 }
 
+/** What a step refused by the guard below reports: the writer's copy of the RFQ is not storage's. */
+const staleReport = (rfqId: number, seq: number) => `event ${seq} of RFQ ${rfqId} onto event ${seq - 1}`
+
+/**
+ * The step's event-log row, and the step's guard: event `seq` is written only onto event
+ * `seq - 1`, the RFQ's last (`rfq_events_rfq_seq_key` orders one RFQ's events). A writer whose
+ * copy is stale (another owner stepped the RFQ since it read it) finds another last event and
+ * writes nothing, or, racing the other owner's step at the same `seq`, loses to the unique key;
+ * either way the whole step writes nothing and its actor reloads.
+ */
 const insertEvent = (
   rfqId: number,
   seq: number,
@@ -354,11 +372,12 @@ const insertEvent = (
 ): Part => ({
   key: "e",
   text: () => `INSERT INTO rfq_events (rfq_id, seq, type, payload, created_at)
-    VALUES ($1, $2, $3, $4::jsonb, $5)
+    SELECT $1, $2, $3, $4::jsonb, $5
+    WHERE (SELECT max(l.seq) FROM rfq_events l WHERE l.rfq_id = $1) = $2::int - 1
     RETURNING seq`,
   values: [rfqId, seq, eventType, json(stepPayload(value, effects)), now],
   expected: 1,
-  what: `insert event ${seq} of RFQ ${rfqId}`
+  what: staleReport(rfqId, seq)
 })
 
 /**
@@ -409,11 +428,11 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
       let parts: Array<Part>
       try {
         const effects = stepEffectsOf(rawEffects)
-        parts = effects.flatMap((e) => partsOf(rfqId, e, now))
-        parts.push(
-          updateRfq(rfqId, seq, value, effects),
-          insertEvent(rfqId, seq, eventType, value, effects, now)
-        )
+        // The guard first: its check is read first, so a stale writer is told it is stale.
+        parts = [insertEvent(rfqId, seq, eventType, value, effects, now)]
+        for (const e of effects) parts.push(...partsOf(rfqId, e, now))
+        const row = updateRfq(rfqId, value, effects)
+        if (row !== undefined) parts.push(row)
       } catch (error) {
         return error instanceof StepMismatch ? mismatch(error.message) : Effect.die(error)
       }
@@ -430,12 +449,11 @@ export const makeStepWriter = (sql: SqlClient.SqlClient) => {
       ).pipe(
         Effect.asVoid,
         Effect.catchAll((error) => {
-          // Event `seq` already written: another owner stepped the RFQ (the version guard's case,
-          // when the event's insert fails before the guard's check is read).
+          // Event `seq` already written: another owner's step at the same `seq` committed first.
           if (isEventSeqTaken(error)) return stale(`event ${seq} of RFQ ${rfqId} is already written`)
           const report = mismatchReport(error)
           if (report === undefined) return Effect.fail(error)
-          return report.startsWith(`update RFQ ${rfqId} at version`) ? stale(report) : mismatch(report)
+          return report.startsWith(staleReport(rfqId, seq)) ? stale(report) : mismatch(report)
         })
       )
     })

@@ -29,7 +29,8 @@ import { postgresTestClientLayer, randomTestSchema, testPostgresUrl } from "../s
  * have, the active-quote index read from SQL (`ActiveQuotesSql`): the database's unique indexes
  * decide what the engines' own checks cannot see (a label taken on the other engine, a request id
  * created there), answering the spec's errors, never a defect; and a step by an engine whose copy of
- * the RFQ is stale is refused by the RFQ's version, written nowhere, and the engine reloads.
+ * the RFQ is stale is refused by the step's guard (its event must follow the RFQ's last), written
+ * nowhere, and the engine reloads.
  *
  * Over 300 lines on purpose: the five races share one two-engine harness, read together.
  */
@@ -133,12 +134,12 @@ const quote = (
     return (yield* e.engine.createQuote(callers[who], req)).rfqQuoteId
   })
 
-/** What storage holds of an RFQ's steps: its version and its event count. */
+/** What storage holds of an RFQ's steps: its last event's seq and its event count. */
 const stepsOf = (sql: SqlClient.SqlClient, rfqId: number) =>
   Effect.map(
-    sql<{ version: number; events: number }>`SELECT version,
-      (SELECT count(*) FROM rfq_events e WHERE e.rfq_id = r.id) AS events FROM rfqs r WHERE r.id = ${rfqId}`,
-    ([row]) => [Number(row!.version), Number(row!.events)]
+    sql<{ last: number; events: number }>`SELECT max(e.seq) AS last, count(*) AS events
+      FROM rfq_events e WHERE e.rfq_id = ${rfqId}`,
+    ([row]) => [Number(row!.last), Number(row!.events)]
   )
 
 const activeWithLabel = (sql: SqlClient.SqlClient, deskId: number, label: string) =>
@@ -307,7 +308,7 @@ describe("two engines on one PostgreSQL schema", () => {
   )
 
   it.scoped(
-    "a step by an engine holding a stale copy of the RFQ is refused by its version: nothing written, the engine reloads",
+    "a step by an engine holding a stale copy of the RFQ is refused by its guard: nothing written, the engine reloads",
     () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(testEpoch)

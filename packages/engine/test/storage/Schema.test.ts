@@ -93,8 +93,7 @@ describe.each(testDatabases)("storage schema on $name", ({ layer: database }) =>
           created_at: t0,
           expires_at: t0 + 300_000,
           closed_at: null,
-          deleted_at: null,
-          version: 3
+          deleted_at: null
         })
         yield* roundTrip("rfq_makers", { rfq_id: rfq.id, settlement_option: "BULL", maker_id: makerId })
         yield* roundTrip("rfq_legs", {

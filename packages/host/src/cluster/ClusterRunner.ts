@@ -27,7 +27,7 @@ export interface ClusterRunnerOptions {
  * `SHARD_LOCK_EXPIRATION` (refreshed every third of it), and runners check each other's health
  * every `HEALTH_CHECK_INTERVAL`. With 10 s the take-over measured 8–10.2 s here (a lock is 0–3 s
  * old when its host dies); 6 s brings it to ~4–7 s, inside the 10 s target. A healthy host whose
- * refreshes all fail for 6 s (its database connection stalled) loses its shards; the version guard
+ * refreshes all fail for 6 s (its database connection stalled) loses its shards; the step's guard
  * keeps whatever it still tries to write from landing.
  */
 export const SHARD_LOCK_EXPIRATION = Duration.seconds(6)
