@@ -84,7 +84,18 @@ describe("bench smoke run", () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rfq-bench-waits-"))
       try {
         const waits = { dir, accounts: [] as Array<HostWaits> }
-        const result = await lifecycle(ctx, { ...sizes.lifecycle, databases: ["pglite"] }, waits)
+        // Long enough for every step to fall in the measured window: on a loaded two-core machine
+        // one lifecycle of the smoke size's two clients took over half a second, and a window of
+        // 800 ms once held their quotes and accepts but no create.
+        const result = await lifecycle(
+          ctx,
+          {
+            ...sizes.lifecycle,
+            durationMs: Math.max(sizes.lifecycle.durationMs, 4_000),
+            databases: ["pglite"]
+          },
+          waits
+        )
         expect(result.figures.pgliteErrors).toBe(0)
         const [account] = waits.accounts
         expect(account?.host).toBe("lifecycle (PGlite)")
