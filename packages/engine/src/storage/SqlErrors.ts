@@ -71,7 +71,10 @@ const UNREACHABLE_MESSAGE =
  * such a call 503 at once, like `/readyz`, and the client may retry. The error chain (`cause`
  * links) of every defect and failure is searched.
  */
-/** Whether a failed call's cause is a step refused by its guard (`StaleStep`: its event did not follow the RFQ's last). */
+/**
+ * Whether a failed call's cause is a step refused by its guard (`StaleStep`: its event did not
+ * follow the RFQ's last).
+ */
 export const isStaleStep = (cause: Cause.Cause<unknown>): boolean =>
   Cause.defects(cause).pipe((defects) =>
     [...defects].some((d) => {

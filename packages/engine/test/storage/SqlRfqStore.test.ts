@@ -34,6 +34,15 @@ const eventLog = (rfqId: number) =>
       WHERE rfq_id = ${rfqId} ORDER BY id`
   )
 
+/** The RFQ row's own version (PostgreSQL's `xmin`): it changes with any write of the row. */
+const rowVersionOf = (rfqId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ version: string }>`SELECT xmin::text AS version FROM rfqs WHERE id = ${rfqId}`,
+      ([row]) => row!.version
+    )
+  )
+
 /** A fresh RFQ with two active quotes: maker-1's ask on DBT and maker-3's bid on BULL. */
 const openWithQuotes = Effect.gen(function* () {
   const store = yield* RfqStore
@@ -272,12 +281,7 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
         const store = yield* RfqStore
         const sql = yield* SqlClient.SqlClient
         const { ref, rfq, d, ask } = yield* openWithQuotes
-        // The row's own version (PostgreSQL's `xmin`): it changes with any write of the row.
-        const versionOf = Effect.map(
-          sql<{ version: string }>`SELECT xmin::text AS version FROM rfqs WHERE id = ${rfq.id}`,
-          ([row]) => row!.version
-        )
-        const before = yield* versionOf
+        const before = yield* rowVersionOf(rfq.id)
 
         // A new quote whose event-log row clashes with an existing seq: the quote insert and the
         // RFQ update ran before the clash and must be rolled back with it.
@@ -324,7 +328,7 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
         assert.isTrue(Exit.isFailure(refused) && Cause.isDie(refused.cause))
 
         yield* assertStored(d)
-        assert.strictEqual(yield* versionOf, before)
+        assert.strictEqual(yield* rowVersionOf(rfq.id), before)
         assert.deepStrictEqual(
           (yield* store.quotesOf(rfq.id)).map((q) => q.id),
           Object.keys(d.snapshot.context.quotes).map(Number)
@@ -343,10 +347,7 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
         const store = yield* RfqStore
         const sql = yield* SqlClient.SqlClient
         const { ref, rfq, d, ask } = yield* openWithQuotes
-        const rowVersion = sql<{
-          version: string
-        }>`SELECT xmin::text AS version FROM rfqs WHERE id = ${rfq.id}`
-        const [before] = yield* rowVersion
+        const before = yield* rowVersionOf(rfq.id)
         // Storage no longer holds the quote as active (memory and storage disagree)...
         yield* sql`UPDATE quotes SET status = 'cancelled' WHERE id = ${ask.id}`
         // ...so an update of it must refuse, naming the write, and leave the RFQ row and log alone.
@@ -368,8 +369,7 @@ describe.each(testDatabases)("SqlRfqStore on $name", (db) => {
           Cause.pretty((refused as Exit.Failure<unknown, unknown>).cause),
           `update active quote ${ask.id}`
         )
-        const [after] = yield* rowVersion
-        assert.strictEqual(after!.version, before!.version)
+        assert.strictEqual(yield* rowVersionOf(rfq.id), before)
         assert.strictEqual((yield* eventLog(rfq.id)).length, d.seq)
       })
     )
