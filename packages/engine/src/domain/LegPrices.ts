@@ -175,12 +175,26 @@ const solveMoves = (
   // If the work limit is ever reached, the best answer seen so far stands; the first costs no search.
   let best = greedyMoves(a, lo, hi, residual)
   try {
-    const sum = nearestReachable(a, grouped, budget, lo, hi, residual)
+    // When the quick answer reaches the residual itself, no sum is nearer (0 when the marks already
+    // make the target): no search for it, and its largest move bounds D.
+    const sum = best.sum === residual ? residual : nearestReachable(a, grouped, budget, lo, hi, residual)
     // Binary search for the smallest D such that some answer keeps every |dᵢ| ≤ D; feasibility only
-    // grows with D. Σ|aᵢ|·D ≥ |sum| bounds D from below, the widest band from above.
+    // grows with D. Σ|aᵢ|·D ≥ |sum| bounds D from below, the widest band (or the quick answer's
+    // largest move) from above. The lower bound is tried first: it is often the answer, and small
+    // boxes are the cheap searches.
     const totalWeight = a.reduce((s, ai) => s + abs(ai), 0n)
     let dLow = bigintCeilDiv(abs(sum), totalWeight)
-    let dHigh = bigMax(0n, ...lo.map((l) => -l), ...hi)
+    let dHigh =
+      best.sum === sum ? bigMax(0n, ...best.moves.map(abs)) : bigMax(0n, ...lo.map((l) => -l), ...hi)
+    if (dLow < dHigh) {
+      const moves = grouped.find(sum, boxAt(lo, -dLow), boxAt(hi, dLow))
+      if (moves !== undefined) {
+        best = { moves, sum }
+        dHigh = dLow
+      } else {
+        dLow += 1n
+      }
+    }
     while (dLow < dHigh) {
       const d = (dLow + dHigh) / 2n
       const moves = grouped.find(sum, boxAt(lo, -d), boxAt(hi, d))

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { BigDecimal, Either } from "effect"
 import { type LegPriceInput, type LegPrices, legPrices } from "../../src/domain/LegPrices.js"
 import { structurePrice } from "../../src/domain/StructurePrice.js"
-import { d, eq, solve } from "./legPriceFixtures.js"
+import { d, eq, search, solve } from "./legPriceFixtures.js"
 
 /**
  * The leg-price rule on worked examples (docs/algorithms.md), and the structures its properties
@@ -233,5 +233,42 @@ describe("legPrices, structures the properties found", () => {
     const result = solve(legs, d("45548.653022"))
     eq(result.priceDifference, d("1.396978"))
     eq(structurePrice(result.legs), d("45550.05"))
+  })
+
+  it("answers the marks when they make the target, before any search (found by the properties, seed 262513909)", () => {
+    // Marks on tick that already make the target: every move 0 is the answer (difference 0, largest
+    // move 0). Weights 3, 0.01, 1, 0.02, 4.33 and −2 × 0.0001 with wide bands made the search for
+    // "the nearest reachable sum" and the binary search on the largest move run out of work, and the
+    // best answer seen by then moved five legs, up to 64 ticks, to make the same price.
+    const leg = (
+      direction: "buy" | "sell",
+      ratio: string,
+      mark: string,
+      bandLow: string,
+      bandHigh: string
+    ) => ({
+      instrumentName: "BTC-2001-1",
+      direction,
+      ratio: d(ratio),
+      tick: d("0.0001"),
+      mark: d(mark),
+      bandLow: d(bandLow),
+      bandHigh: d(bandHigh)
+    })
+    const legs = [
+      leg("buy", "3", "0.2", "0.2", "0.2001"),
+      leg("buy", "0.01", "0.2001", "0.2001", "0.2002"),
+      leg("buy", "1", "0.1694", "0.1694", "0.2001"),
+      leg("buy", "0.02", "0.2001", "0.2001", "0.2002"),
+      leg("buy", "4.33", "0.1015", "0.1015", "0.3783"),
+      leg("sell", "2", "0.2227", "0.182", "0.298")
+    ]
+    const target = structurePrice(
+      legs.map((l) => ({ direction: l.direction, ratio: l.ratio, price: l.mark }))
+    )
+    const found = search(legs, target)
+    assert.isTrue(found.searchComplete)
+    eq(found.prices.priceDifference, d("0"))
+    for (const [i, out] of found.prices.legs.entries()) eq(out.price, legs[i]!.mark, `leg ${i}: `)
   })
 })
