@@ -36,6 +36,7 @@ import {
 } from "@rfq/engine"
 import { Effect, Layer } from "effect"
 import { demoRfq } from "./Api.js"
+import { cpuSpent, readCpu } from "./ProcessCpu.js"
 
 const arg = (name: string, fallback: number): number => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`))
@@ -58,23 +59,30 @@ interface Reading {
   readonly sysUs: number
   readonly wallMs: number
   readonly ops: number
+  /** PostgreSQL's CPU (every `postgres` process on this machine) over the phase, µs; undefined on PGlite. */
+  readonly pgUs: number | undefined
 }
+
+const readPostgresCpu = () => (onPglite ? undefined : readCpu({ pg: { command: "postgres" } }).pg)
 
 /** Runs `ops` operations, `clients` at a time, and reads the process's CPU around them. */
 const measure = <A>(items: ReadonlyArray<A>, op: (item: A) => Effect.Effect<unknown, unknown>) =>
   Effect.gen(function* () {
     const cpu = process.cpuUsage()
+    const pgBefore = readPostgresCpu()
     const started = performance.now()
     yield* Effect.forEach(items, (item) => withRequestBudget(op(item)), {
       concurrency: clients,
       discard: true
     })
     const used = process.cpuUsage(cpu)
+    const pgMs = cpuSpent(pgBefore, readPostgresCpu())
     return {
       cpuUs: used.user + used.system,
       sysUs: used.system,
       wallMs: performance.now() - started,
-      ops: items.length
+      ops: items.length,
+      pgUs: pgMs === undefined ? undefined : pgMs * 1000
     } satisfies Reading
   })
 
@@ -173,10 +181,15 @@ const program = Effect.gen(function* () {
     const perOp = passes.map((p) => p[phase].cpuUs / p[phase].ops).sort((a, b) => a - b)
     const sys = passes.map((p) => p[phase].sysUs / p[phase].ops).sort((a, b) => a - b)
     const wall = passes.map((p) => (p[phase].wallMs * 1000) / p[phase].ops).sort((a, b) => a - b)
+    const pg = passes
+      .map((p) => p[phase].pgUs)
+      .filter((x): x is number => x !== undefined)
+      .map((x) => x / passes[0]![phase].ops)
+      .sort((a, b) => a - b)
     const best = perOp[0]!
     lifecycleBest += phase === "quote" ? 3 * best : phase === "update" ? 0 : best
     console.log(
-      `  ${phase.padEnd(7)} ${best.toFixed(0).padStart(6)} µs CPU (median ${perOp[Math.floor(perOp.length / 2)]!.toFixed(0)}, system ${sys[0]!.toFixed(0)}), wall ${wall[0]!.toFixed(0)} µs/op, ${passes[0]![phase].ops} ops`
+      `  ${phase.padEnd(7)} ${best.toFixed(0).padStart(6)} µs CPU (median ${perOp[Math.floor(perOp.length / 2)]!.toFixed(0)}, system ${sys[0]!.toFixed(0)}), wall ${wall[0]!.toFixed(0)} µs/op, ${passes[0]![phase].ops} ops${pg.length === 0 ? "" : `; PostgreSQL ${pg[0]!.toFixed(0)} µs (median ${pg[Math.floor(pg.length / 2)]!.toFixed(0)})`}`
     )
   }
   console.log(`  lifecycle (create + 3 quotes + accept) ${lifecycleBest.toFixed(0)} µs CPU`)
