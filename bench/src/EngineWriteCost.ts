@@ -3,7 +3,9 @@
  * accept (with settlement on the simulated venue and its SQL ledger), each measured as process CPU
  * time (`process.cpuUsage`, user + system, all threads: the pg driver's socket work and the garbage
  * collector's helper threads count) ÷ operations, with a few concurrent callers. Issue 15's
- * lifecycle and WS-quoting scenarios pay this per step on top of the host's request pipeline.
+ * lifecycle and WS-quoting scenarios pay this per step on top of the host's request pipeline. On
+ * PostgreSQL it also prints PostgreSQL's CPU per operation (every `postgres` process on the machine,
+ * from /proc, 10 ms ticks: run it on an otherwise idle server).
  *
  *   node --conditions=source --import tsx bench/src/EngineWriteCost.ts [--rounds=300] [--clients=4]
  *     [--updates=2] [--repeat=3] [--pglite]
