@@ -4,29 +4,32 @@ import { type LegPriceInput, type LegPrices, legPrices } from "../../src/domain/
 import { structurePrice } from "../../src/domain/StructurePrice.js"
 import { d, eq, search, solve } from "./legPriceFixtures.js"
 
+/** A leg to price, from text. */
+const leg = (
+  instrumentName: string,
+  direction: "buy" | "sell",
+  ratio: string,
+  mark: string,
+  tick: string,
+  bandLow: string,
+  bandHigh: string
+): LegPriceInput => ({
+  instrumentName,
+  direction,
+  ratio: d(ratio),
+  mark: d(mark),
+  tick: d(tick),
+  bandLow: d(bandLow),
+  bandHigh: d(bandHigh)
+})
+
 /**
  * The leg-price rule on worked examples (docs/algorithms.md), and the structures its properties
  * (`LegPrices.test.ts`) once failed on, each with the seed that found it: each was the search
- * running out of its work limit ("Legs that cannot move", "Legs of one weight").
+ * running out of its work limit (docs/algorithms.md: "Legs that cannot move", "Legs of one weight",
+ * step 0 of "How it is found").
  */
 describe("legPrices, worked examples", () => {
-  const leg = (
-    instrumentName: string,
-    direction: "buy" | "sell",
-    ratio: string,
-    mark: string,
-    tick: string,
-    bandLow: string,
-    bandHigh: string
-  ): LegPriceInput => ({
-    instrumentName,
-    direction,
-    ratio: d(ratio),
-    mark: d(mark),
-    tick: d(tick),
-    bandLow: d(bandLow),
-    bandHigh: d(bandHigh)
-  })
   const prices = (result: LegPrices) => result.legs.map((l) => BigDecimal.format(l.price))
 
   it("spreads a call spread's difference evenly: 0.031 from marks 0.05 / 0.02", () => {
@@ -240,28 +243,13 @@ describe("legPrices, structures the properties found", () => {
     // move 0). Weights 3, 0.01, 1, 0.02, 4.33 and −2 × 0.0001 with wide bands made the search for
     // "the nearest reachable sum" and the binary search on the largest move run out of work, and the
     // best answer seen by then moved five legs, up to 64 ticks, to make the same price.
-    const leg = (
-      direction: "buy" | "sell",
-      ratio: string,
-      mark: string,
-      bandLow: string,
-      bandHigh: string
-    ) => ({
-      instrumentName: "BTC-2001-1",
-      direction,
-      ratio: d(ratio),
-      tick: d("0.0001"),
-      mark: d(mark),
-      bandLow: d(bandLow),
-      bandHigh: d(bandHigh)
-    })
     const legs = [
-      leg("buy", "3", "0.2", "0.2", "0.2001"),
-      leg("buy", "0.01", "0.2001", "0.2001", "0.2002"),
-      leg("buy", "1", "0.1694", "0.1694", "0.2001"),
-      leg("buy", "0.02", "0.2001", "0.2001", "0.2002"),
-      leg("buy", "4.33", "0.1015", "0.1015", "0.3783"),
-      leg("sell", "2", "0.2227", "0.182", "0.298")
+      leg("BTC-2001-1", "buy", "3", "0.2", "0.0001", "0.2", "0.2001"),
+      leg("BTC-2001-1", "buy", "0.01", "0.2001", "0.0001", "0.2001", "0.2002"),
+      leg("BTC-2001-1", "buy", "1", "0.1694", "0.0001", "0.1694", "0.2001"),
+      leg("BTC-2001-1", "buy", "0.02", "0.2001", "0.0001", "0.2001", "0.2002"),
+      leg("BTC-2001-1", "buy", "4.33", "0.1015", "0.0001", "0.1015", "0.3783"),
+      leg("BTC-2001-1", "sell", "2", "0.2227", "0.0001", "0.182", "0.298")
     ]
     const target = structurePrice(
       legs.map((l) => ({ direction: l.direction, ratio: l.ratio, price: l.mark }))
