@@ -1,8 +1,10 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Mmp } from "../mmp/Mmp.js"
 import { closeStaleQuotes } from "../mmp/MmpEnforcer.js"
 import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
+import { RfqStore } from "../rfq/RfqStore.js"
 import { viewOf } from "../rfq/StepEvents.js"
+import { replayLastStep } from "../rfq/StepReplay.js"
 import type { EngineEvent } from "../services/Events.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
@@ -38,7 +40,7 @@ export interface RecoveryService {
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
 
-/** The RFQ as it now is, under the sequence number of its last step (see `adopt`). */
+/** The RFQ as it now is, under the sequence number of its last step: when that step cannot be replayed. */
 const catchUpEvents = (actor: RfqActor): ReadonlyArray<EngineEvent> => [
   {
     type: "rfq",
@@ -49,18 +51,46 @@ const catchUpEvents = (actor: RfqActor): ReadonlyArray<EngineEvent> => [
 ]
 
 const make = Effect.gen(function* () {
+  const store = yield* RfqStore
   const actors = yield* RfqActors
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
   const mmp = yield* Mmp
 
+  /**
+   * The events of the actor's last step (`rfq/StepReplay.ts`), else the RFQ as it now is, both
+   * under that step's sequence number: a dead owner's last step may not have reached the event
+   * stream, and its message id makes a second copy harmless.
+   */
+  const lastStepEvents = (actor: RfqActor): Effect.Effect<ReadonlyArray<EngineEvent>> =>
+    Effect.gen(function* () {
+      const last = yield* store.lastEvent(actor.state.rfq.id)
+      if (Option.isNone(last) || last.value.seq !== actor.seq || actor.seq === 1) return catchUpEvents(actor)
+      const replayed = yield* replayLastStep(
+        actor.value,
+        actor.state,
+        actor.seq,
+        last.value.payload,
+        store.quote
+      )
+      return replayed ?? catchUpEvents(actor)
+    }).pipe(
+      // Whatever goes wrong here, the take-over goes on: the RFQ as it now is still tells every host.
+      Effect.catchAllCause((cause) =>
+        Effect.as(
+          Effect.logWarning("last step not rebuilt; publishing the RFQ as it is", cause),
+          catchUpEvents(actor)
+        )
+      )
+    )
+
   const adopt = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
       const adopted = yield* actors.restoreLive(which)
       for (const actor of adopted) {
         // The last step of a dead owner may not have reached the event stream: its id dedups it.
-        if (ownership.shared) yield* actors.publish(catchUpEvents(actor))
+        if (ownership.shared) yield* actors.publish(yield* lastStepEvents(actor))
         yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
         // Quotes a trip barred whose cancellation was lost (a crash, a missed notice) close now.
@@ -94,5 +124,5 @@ const make = Effect.gen(function* () {
 export const RecoveryLive: Layer.Layer<
   Recovery,
   never,
-  RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
+  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
 > = Layer.effect(Recovery, make)

@@ -107,6 +107,13 @@ export interface RfqStoreService {
   readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
   /** Any RFQ by id (closed ones with their trade), unless deleted. */
   readonly load: (rfqId: number) => Effect.Effect<Option.Option<StoredRfq>>
+  /**
+   * The RFQ's last event-log row: its sequence number and the step's payload as written
+   * (`storage/RfqStepWriter.ts#stepPayload`), for a take-over to publish that step again.
+   */
+  readonly lastEvent: (
+    rfqId: number
+  ) => Effect.Effect<Option.Option<{ readonly seq: number; readonly payload: unknown }>>
   readonly list: (
     filter: RfqListFilter
   ) => Effect.Effect<{ readonly total: number; readonly ids: ReadonlyArray<number> }>

@@ -267,6 +267,16 @@ export const makeSqlRfqStoreWith = (
       return Option.fromNullable(found[0])
     }, waitSpan("RfqStore.load"))
 
+    const lastEvent = Effect.fnUntraced(function* (rfqId: number) {
+      const rows = yield* sql<{ seq: number; payload: string }>`
+        SELECT seq, payload::text AS payload FROM rfq_events WHERE rfq_id = ${rfqId}
+        ORDER BY seq DESC LIMIT 1`.pipe(Effect.orDie)
+      const row = rows[0]
+      return row === undefined
+        ? Option.none()
+        : Option.some({ seq: Number(row.seq), payload: JSON.parse(row.payload) as unknown })
+    }, waitSpan("RfqStore.lastEvent"))
+
     // Deleted RFQs included: their request id stays taken (the unique index says so too), so a
     // retry of the create still answers with the same rfqId rather than creating a second RFQ.
     const findByRequestId = Effect.fnUntraced(function* (userId: number, requestId: number) {
@@ -371,6 +381,7 @@ export const makeSqlRfqStoreWith = (
       applyStep,
       loadLive,
       load,
+      lastEvent,
       list,
       listQuotes,
       quotesOf,

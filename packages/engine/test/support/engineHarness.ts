@@ -155,6 +155,17 @@ export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) 
   Effect.gen(function* () {
     const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
     const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
+    const context = yield* sharedOwnerEngineOn(sql, venueAccounts, events)
+    return { context, callers, sql, venueAccounts }
+  })
+
+/** `sharedOwnerEngineWith`'s engine on a database already seeded: a second engine beside the first. */
+export const sharedOwnerEngineOn = (
+  sql: SqlClient.SqlClient,
+  venueAccounts: ReadonlyArray<AccountRegistration>,
+  events: Layer.Layer<Events> = EventsLive
+) =>
+  Effect.gen(function* () {
     const services = engineServicesLayer(
       { rfqTtlMs, encryptionKeys, venueAccounts },
       {
@@ -169,7 +180,7 @@ export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) 
         Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))
       )
     )
-    return { context, callers, sql }
+    return context
   })
 
 export const sharedOwnerEngine = sharedOwnerEngineWith()
