@@ -6,7 +6,7 @@ import { type ApiError, apiError } from "../domain/Errors.js"
 import { Mmp } from "../mmp/Mmp.js"
 import { acceptRejection } from "../rfq/QuoteRules.js"
 import { RfqActors } from "../rfq/RfqActors.js"
-import type { Caller } from "../rfq/RfqRecord.js"
+import type { Caller, QuoteRecord, RfqRecord } from "../rfq/RfqRecord.js"
 import { RfqStore } from "../rfq/RfqStore.js"
 import { type Json, renderAllocations, renderTrades, tradeDirectionFor } from "../rfq/RfqView.js"
 import { canSee, isTaker } from "../rfq/Visibility.js"
@@ -46,6 +46,25 @@ const make = Effect.gen(function* () {
   const mmp = yield* Mmp
   const now = () => Clock.currentTimeMillis
 
+  /** What a taker is told when the maker's protection stops its accept (docs/api.md, "Accepting a frozen desk's quote"). */
+  const frozenAnswer = (baseCurrency: string, quoteId: number) =>
+    apiError(
+      "mmpFrozen",
+      `the maker's market-maker protection froze its ${baseCurrency} quotes; quote ${quoteId} was cancelled`
+    )
+
+  /**
+   * The same answer when the trip's cancellation reached the quote before the accept did: a
+   * cancelled quote of a desk frozen now in the RFQ's currency. Whichever of the two got there
+   * first, the taker racing the trip hears `mmp frozen`, not that the quote is missing.
+   */
+  const cancelledByTrip = (rfq: RfqRecord, quote: Option.Option<QuoteRecord>) =>
+    Option.isNone(quote) || quote.value.status !== "cancelled"
+      ? Effect.void
+      : Effect.mapError(mmp.refuseIfFrozen(quote.value.makerDeskId, rfq.baseCurrency), () =>
+          frozenAnswer(rfq.baseCurrency, quote.value.id)
+        )
+
   const trade = Effect.fnUntraced(function* (caller: Caller, rfqQuoteId: number) {
     yield* requireRole(caller, "write")
     const entry = yield* index.find(rfqQuoteId)
@@ -70,6 +89,7 @@ const make = Effect.gen(function* () {
             )
           }
           if (stored.value.status === "expired") return yield* Effect.fail(apiError("quoteExpired"))
+          yield* cancelledByTrip(found.value.state.rfq, stored)
         }
       }
       return yield* Effect.fail(missing())
@@ -89,8 +109,11 @@ const make = Effect.gen(function* () {
             actor.value === "open" &&
             actor.state.quotes[rfqQuoteId] === undefined &&
             isTaker(actor.state.rfq, caller)
-          const expired = gone && Option.exists(yield* store.quote(rfqQuoteId), (q) => q.status === "expired")
-          return yield* Effect.fail(expired ? apiError("quoteExpired") : rejected)
+          const stored = gone ? yield* store.quote(rfqQuoteId) : Option.none()
+          if (Option.exists(stored, (q) => q.status === "expired"))
+            return yield* Effect.fail(apiError("quoteExpired"))
+          yield* cancelledByTrip(actor.state.rfq, stored)
+          return yield* Effect.fail(rejected)
         }
         const quote = actor.state.quotes[rfqQuoteId]!
         const accountsCount = (actor.state.rfq.settlementAccounts[quote.settlementOption] ?? []).length
@@ -104,12 +127,7 @@ const make = Effect.gen(function* () {
           yield* access
             .step(actor, { type: "QUOTE.CLOSE", quoteIds: [rfqQuoteId], status: "cancelled", now: at })
             .pipe(Effect.ignore)
-          return yield* Effect.fail(
-            apiError(
-              "mmpFrozen",
-              `the maker's market-maker protection froze its ${baseCurrency} quotes; quote ${rfqQuoteId} was cancelled`
-            )
-          )
+          return yield* Effect.fail(frozenAnswer(baseCurrency, rfqQuoteId))
         }
         const unfilled = { makerDeskId: quote.makerDeskId, id: tradeId, filledAmount: "0" }
         yield* access

@@ -156,6 +156,19 @@ describe.each(testDatabases)("market-maker protection in the engine on $name", (
           yield* outcome(updateQuote(running, callers, "maker1", quotes[2]!, { amount: 50 })),
           "mmp frozen"
         )
+        // A taker whose accept comes after the trip's cancellation hears why, as one the trip
+        // itself refused would (docs/api.md, "Accepting a frozen desk's quote").
+        const lateAccept = yield* Effect.either(engine.trade(callers.taker, quotes[2]!))
+        assert.isTrue(Either.isLeft(lateAccept))
+        if (Either.isLeft(lateAccept)) {
+          assert.deepStrictEqual(lateAccept.left.toBody(), {
+            code: 400,
+            message: "mmp frozen",
+            reason: [
+              `the maker's market-maker protection froze its BTC quotes; quote ${quotes[2]!} was cancelled`
+            ]
+          })
+        }
         // Another desk quotes on.
         assert.strictEqual(yield* outcome(createQuote(running, callers, "maker3", rfqs[3]!, ask)), "ok")
 
@@ -170,6 +183,8 @@ describe.each(testDatabases)("market-maker protection in the engine on $name", (
         assert.deepStrictEqual(yield* engine.mmpStatus(callers.maker1), [
           { baseCurrency: "BTC", frozen: false, window: { amount: 0, delta: 0, trades: 0 } }
         ])
+        // Thawed, the quote the trip cancelled is simply gone.
+        assert.strictEqual(yield* outcome(engine.trade(callers.taker, quotes[3]!)), "record not found")
         const again = yield* createQuote(running, callers, "maker1", rfqs[3]!, ask)
         assert.strictEqual(yield* outcome(engine.trade(callers.taker, again)), "ok")
         assert.strictEqual((yield* dbtLedger(running)).length, 3)
