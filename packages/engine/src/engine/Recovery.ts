@@ -65,8 +65,10 @@ const make = Effect.gen(function* () {
    */
   const lastStepEvents = (actor: RfqActor): Effect.Effect<ReadonlyArray<EngineEvent>> =>
     Effect.gen(function* () {
+      // An RFQ whose last step is its creation: the RFQ as it is *is* that step's event.
+      if (actor.seq === 1) return catchUpEvents(actor)
       const last = yield* store.lastEvent(actor.state.rfq.id)
-      if (Option.isNone(last) || last.value.seq !== actor.seq || actor.seq === 1) return catchUpEvents(actor)
+      if (Option.isNone(last) || last.value.seq !== actor.seq) return catchUpEvents(actor)
       const replayed = yield* replayLastStep(
         actor.value,
         actor.state,
