@@ -8,7 +8,7 @@
  * from /proc, 10 ms ticks: run it on an otherwise idle server).
  *
  *   node --conditions=source --import tsx bench/src/EngineWriteCost.ts [--rounds=300] [--clients=4]
- *     [--updates=2] [--repeat=3] [--pglite]
+ *     [--updates=2] [--repeat=3] [--pglite] [--ops[=20]]
  *   (without --conditions=source the engine comes from packages/engine/dist: run `npx tsc -b` first;
  *   add --cpu-prof --cpu-prof-dir=/tmp/x to profile; the profile covers start-up too)
  *
@@ -16,7 +16,9 @@
  * fresh schema dropped afterwards; `--pglite` runs on an in-memory PGlite instead. Each phase runs
  * every operation of its kind for all rounds' RFQs (create all, quote all, update all, accept all),
  * `--repeat` times after one warm-up pass; the best (lowest CPU) pass per phase is printed, with
- * the median. Not part of `npm run bench`: a tool for work on the engine's hot paths.
+ * the median. `--ops` adds one pass, untimed, under op supervision (`OpCounter.ts`): the Effect
+ * runtime's operations per call of each kind, by kind and at the busiest sites (20, or `--ops=N`).
+ * Not part of `npm run bench`: a tool for work on the engine's hot paths.
  */
 import { randomBytes } from "node:crypto"
 import { performance } from "node:perf_hooks"
@@ -38,6 +40,7 @@ import {
 } from "@rfq/engine"
 import { Effect, Layer } from "effect"
 import { demoRfq } from "./Api.js"
+import { counted, OpCounts, OpTally } from "./OpCounter.js"
 import { cpuSpent, readCpu } from "./ProcessCpu.js"
 
 const arg = (name: string, fallback: number): number => {
@@ -49,6 +52,8 @@ const clients = arg("clients", 4)
 const updates = arg("updates", 2)
 const repeat = arg("repeat", 3)
 const onPglite = process.argv.includes("--pglite")
+const opsFlag = process.argv.find((a) => a === "--ops" || a.startsWith("--ops="))
+const opSites = opsFlag === undefined ? 0 : opsFlag === "--ops" ? 20 : Number(opsFlag.slice(6))
 const url =
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const schema = `bench_write_cost_${randomBytes(4).toString("hex")}`
@@ -67,9 +72,19 @@ interface Reading {
 
 const readPostgresCpu = () => (onPglite ? undefined : readCpu({ pg: { command: "postgres" } }).pg)
 
+/** Set for the counted pass: each phase's operations are counted apart. */
+let tally: OpTally | undefined
+const phaseCounts = new Map<string, OpCounts>()
+let phaseNo = 0
+const phaseNames: ReadonlyArray<Phase> = ["create", "quote", "update", "accept"]
+
 /** Runs `ops` operations, `clients` at a time, and reads the process's CPU around them. */
 const measure = <A>(items: ReadonlyArray<A>, op: (item: A) => Effect.Effect<unknown, unknown>) =>
   Effect.gen(function* () {
+    if (tally !== undefined) {
+      tally.current = new OpCounts()
+      phaseCounts.set(phaseNames[phaseNo++ % 4]!, tally.current)
+    }
     const cpu = process.cpuUsage()
     const pgBefore = readPostgresCpu()
     const started = performance.now()
@@ -78,6 +93,7 @@ const measure = <A>(items: ReadonlyArray<A>, op: (item: A) => Effect.Effect<unkn
       discard: true
     })
     const used = process.cpuUsage(cpu)
+    if (tally !== undefined) tally.current = new OpCounts()
     const pgMs = cpuSpent(pgBefore, readPostgresCpu())
     return {
       cpuUs: used.user + used.system,
@@ -195,6 +211,15 @@ const program = Effect.gen(function* () {
     )
   }
   console.log(`  lifecycle (create + 3 quotes + accept) ${lifecycleBest.toFixed(0)} µs CPU`)
+  if (opSites > 0) {
+    tally = new OpTally()
+    yield* counted(tally, pass(engine, taker, makers))
+    for (const phase of phases) {
+      const counts = phaseCounts.get(phase)!
+      const ops = phase === "quote" ? rounds * 3 : phase === "update" ? rounds * 3 * updates : rounds
+      console.log(`${phase}: ${counts.report(ops, opSites).join("\n")}`)
+    }
+  }
 })
 
 const database = onPglite

@@ -70,6 +70,8 @@ describe("bench smoke run", () => {
         positive(result.figures, `${kind}LifecyclesPerSecond`)
         positive(result.figures, `${kind}BaselineLifecyclesPerSecond`)
         positive(result.figures, `${kind}AcceptP99Ms`)
+        positive(result.figures, `${kind}ClientCpuMsPerLifecycle`)
+        positive(result.figures, `${kind}BaselineClientCpuMsPerLifecycle`)
         expect(result.figures[`${kind}Errors`]).toBe(0)
       }
       if (postgres !== undefined) positive(result.figures, "postgresRowsWrittenPerLifecycle")

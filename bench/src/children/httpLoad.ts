@@ -8,6 +8,7 @@
 import * as net from "node:net"
 import { performance } from "node:perf_hooks"
 import { childConfig, measureWindow, runChild, tell } from "../ChildIo.js"
+import { completeResponse } from "../RawHttp.js"
 import { Samples } from "../Stats.js"
 
 export interface HttpLoadConfig {
@@ -27,37 +28,6 @@ export interface HttpLoadResult {
   readonly requestsPerSecond: number
   readonly bytesPerResponse: number
   readonly latency: ReturnType<Samples["summary"]>
-}
-
-const HEADER_END = Buffer.from("\r\n\r\n")
-const LENGTH_NAMES = [Buffer.from("\r\nContent-Length:"), Buffer.from("\r\ncontent-length:")]
-
-/** The length of the first complete response in `buffer`, or 0 when it is not complete yet. */
-const completeResponse = (buffer: Buffer): { length: number; status: number } => {
-  const headerEnd = buffer.indexOf(HEADER_END)
-  if (headerEnd < 0) return { length: 0, status: 0 }
-  let at = -1
-  for (const name of LENGTH_NAMES) {
-    at = buffer.indexOf(name)
-    if (at >= 0 && at < headerEnd) {
-      at += name.length
-      break
-    }
-    at = -1
-  }
-  if (at < 0)
-    throw new Error(`a response without Content-Length: ${buffer.subarray(0, headerEnd).toString("latin1")}`)
-  let bodyLength = 0
-  for (let i = at; i < headerEnd; i++) {
-    const c = buffer[i]!
-    if (c === 0x0d) break
-    if (c >= 0x30 && c <= 0x39) bodyLength = bodyLength * 10 + (c - 0x30)
-  }
-  const total = headerEnd + 4 + bodyLength
-  if (buffer.length < total) return { length: 0, status: 0 }
-  // "HTTP/1.1 200 ..."
-  const status = (buffer[9]! - 0x30) * 100 + (buffer[10]! - 0x30) * 10 + (buffer[11]! - 0x30)
-  return { length: total, status }
 }
 
 runChild(async () => {

@@ -33,6 +33,8 @@ export interface SqlBaselineResult {
   readonly elapsedMs: number
   readonly transactionsPerSecond: number
   readonly lifecyclesPerSecond: number
+  /** This process's CPU (user + system) over the measured window ÷ lifecycles measured, ms. */
+  readonly clientCpuMsPerLifecycle: number
   readonly transaction: LatencySummary
 }
 
@@ -130,9 +132,11 @@ runChild(async () => {
   await new Promise((r) => setTimeout(r, config.warmupMs))
   measuring = true
   const started = performance.now()
+  const cpuAtStart = process.cpuUsage()
   await measureWindow(config.durationMs, () => lifecycles > 0)
   measuring = false
   const elapsedMs = performance.now() - started
+  const cpu = process.cpuUsage(cpuAtStart)
   stopping = true
   await Promise.all(loops)
   await close()
@@ -143,6 +147,7 @@ runChild(async () => {
     elapsedMs,
     transactionsPerSecond: (transactions / elapsedMs) * 1000,
     lifecyclesPerSecond: (lifecycles / elapsedMs) * 1000,
+    clientCpuMsPerLifecycle: (cpu.user + cpu.system) / 1000 / lifecycles,
     transaction: latency.summary()
   }
   await tell(result)

@@ -193,6 +193,9 @@ export const lifecycle = async (
     )
     if (rows !== undefined)
       ctx.log(`    rows written by the service per lifecycle: ${formatNumber(rows / service.completed)}`)
+    ctx.log(
+      `    the load clients' own process, CPU per lifecycle: ${formatNumber(service.clientCpuMsPerLifecycle)} ms driving the service, ${formatNumber(baseline.clientCpuMsPerLifecycle)} ms driving the raw transactions`
+    )
     const cores =
       serviceCores === undefined || baselineCores === undefined
         ? { lines: [], figures: {} }
@@ -229,6 +232,8 @@ export const lifecycle = async (
     }
     Object.assign(figures, {
       [`${kind}LifecyclesPerSecond`]: service.lifecyclesPerSecond,
+      [`${kind}ClientCpuMsPerLifecycle`]: service.clientCpuMsPerLifecycle,
+      [`${kind}BaselineClientCpuMsPerLifecycle`]: baseline.clientCpuMsPerLifecycle,
       [`${kind}Errors`]: service.errors,
       [`${kind}CreateP50Ms`]: service.steps.create.p50,
       [`${kind}CreateP99Ms`]: service.steps.create.p99,
