@@ -13,6 +13,7 @@ import { audienceOf } from "../services/EventAudience.js"
 import type { EngineEvent } from "../services/Events.js"
 import { AUDIENCE_HEADER, encodeAudience, encodeEvents } from "./EventCodec.js"
 import { messageOf, type NatsNames, NatsUnavailable } from "./NatsConnection.js"
+import { makeTurnBatch } from "./TurnBatch.js"
 
 /** How long the stream keeps events, and over which window it drops a repeated message id. */
 export interface StreamLimits {
@@ -106,18 +107,23 @@ const retrySchedule = Schedule.exponential("50 millis").pipe(
  *
  * Every committed step of every RFQ comes through here, so the first attempt is a bare promise
  * (no retry schedule, no timeout fiber: the client's own attempt timeout bounds it); only a step
- * whose first attempt failed goes on to the retries, within what is left of `deadline`.
+ * whose first attempt failed goes on to the retries, within what is left of `deadline`. The
+ * publishes of one turn of the event loop go to the client together (`TurnBatch.ts`): one socket
+ * write for the steps committed in that turn.
  */
 export const publishEvents = (js: JetStreamClient, names: NatsNames, deadline: Duration.DurationInput) => {
   const deadlineMs = Duration.toMillis(Duration.decode(deadline))
+  const inTurn = makeTurnBatch()
   const attempt = (subject: string, data: Uint8Array, id: string, hdrs: MsgHdrs) =>
     Effect.tryPromise({
       try: () =>
-        js.publish(subject, data, {
-          msgID: id,
-          headers: hdrs,
-          timeout: Math.min(ATTEMPT_TIMEOUT_MS, deadlineMs)
-        }),
+        inTurn(() =>
+          js.publish(subject, data, {
+            msgID: id,
+            headers: hdrs,
+            timeout: Math.min(ATTEMPT_TIMEOUT_MS, deadlineMs)
+          })
+        ),
       catch: (e) => e
     })
   const retried = (subject: string, data: Uint8Array, id: string, hdrs: MsgHdrs, leftMs: number) =>
