@@ -9,10 +9,8 @@
  * one write. A step waits at most for the rest of the turn it was committed in; its command's
  * answer never waits for the stream (`Events.publishStep`).
  */
-export interface TurnBatch {
-  /** `call`, made at the end of this turn with the others queued in it; its promise's outcome. */
-  <A>(call: () => PromiseLike<A>): Promise<A>
-}
+/** `call`, made at the end of this turn with the others queued in it; its promise's outcome. */
+export type TurnBatch = <A>(call: () => PromiseLike<A>) => Promise<A>
 
 export const makeTurnBatch = (): TurnBatch => {
   let queued: Array<() => void> = []

@@ -13,11 +13,21 @@ describe("TurnBatch", () => {
     await new Promise<void>((done) => {
       setImmediate(() => {
         log.push("queue 1")
-        results.push(batch(async () => (log.push("call 1"), 1)))
+        results.push(
+          batch(async () => {
+            log.push("call 1")
+            return 1
+          })
+        )
       })
       setImmediate(() => {
         log.push("queue 2")
-        results.push(batch(async () => (log.push("call 2"), 2)))
+        results.push(
+          batch(async () => {
+            log.push("call 2")
+            return 2
+          })
+        )
         done()
       })
     })
@@ -44,7 +54,10 @@ describe("TurnBatch", () => {
     let later: Promise<string> | undefined
     const first = batch(async () => {
       log.push("first")
-      later = batch(async () => (log.push("later"), "later"))
+      later = batch(async () => {
+        log.push("later")
+        return "later"
+      })
       return "first"
     })
     expect(await first).toBe("first")
