@@ -283,7 +283,27 @@ describe("quote validUntil across hosts", () => {
         "both expiries heard on the survivors",
         () => sessions.every((s) => expiredStory(s, soon).length > 1 && expiredStory(s, later).length > 1),
         400
-      )
+      ).catch(async (error: unknown) => {
+        // What each survivor's session heard and what storage holds, so a failure says which is short.
+        const heard = sessions.map(
+          (s) => `${expiredStory(s, soon).join(",")} | ${expiredStory(s, later).join(",")}`
+        )
+        const stored = await queryOne(
+          cluster.namespace,
+          `SELECT (SELECT string_agg(seq || ':' || type, ' ' ORDER BY seq) FROM rfq_events WHERE rfq_id = $1) AS events,
+             (SELECT string_agg(id || ':' || status, ' ' ORDER BY id) FROM quotes WHERE rfq_id = $1) AS quotes`,
+          [rfqId]
+        )
+        const logs = [0, 1]
+          .flatMap((i) =>
+            (cluster.process(i)?.stdout() ?? "").split("\n").map((line) => `host ${i}: ${line}`)
+          )
+          .filter((line) => /last step|not published|WARN|ERROR/i.test(line))
+          .slice(-20)
+        throw new Error(
+          `${(error as Error).message}; heard (soon | later) per survivor: ${heard.join(" ; ")}; stored: ${JSON.stringify(stored)}; survivors' warnings: ${logs.join(" | ")}`
+        )
+      })
       await sleep(500)
       for (const s of sessions)
         for (const q of [soon, later])
