@@ -1,11 +1,7 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Mmp } from "../mmp/Mmp.js"
 import { closeStaleQuotes } from "../mmp/MmpEnforcer.js"
-import { type RfqActor, RfqActors } from "../rfq/RfqActors.js"
-import { RfqStore } from "../rfq/RfqStore.js"
-import { viewOf } from "../rfq/StepEvents.js"
-import { replayLastStep } from "../rfq/StepReplay.js"
-import type { EngineEvent } from "../services/Events.js"
+import { RfqActors } from "../rfq/RfqActors.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
 import { Ownership } from "./Ownership.js"
@@ -35,65 +31,26 @@ export interface RecoveryService {
  * quotes indexed (those a market-maker protection trip barred closed: its cancellations may have
  * been lost, `mmp/MmpEnforcer.ts#closeStaleQuotes`), the expiry timers of the open ones (and of
  * their quotes' `validUntil`) re-armed, and trades caught mid-settlement reconciled with the venue
- * by their idempotency keys. The start happens while the layer is built, so before any command runs. An engine that shares ownership (several hosts) restores nothing at
- * start: it adopts each shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`).
+ * by their idempotency keys. The start happens while the layer is built, so before any command
+ * runs. An engine that shares ownership (several hosts) restores nothing at start: it adopts each
+ * shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`), each RFQ's last step
+ * published again first, as a dead owner may have left it unpublished (`rfq/InheritedStep.ts`).
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
 
-/** The RFQ as it now is, under the sequence number of its last step: when that step cannot be replayed. */
-const catchUpEvents = (actor: RfqActor): ReadonlyArray<EngineEvent> => [
-  {
-    type: "rfq",
-    event: actor.seq === 1 ? "created" : "updated",
-    seq: actor.seq,
-    view: viewOf(actor.value, actor.state)
-  }
-]
-
 const make = Effect.gen(function* () {
-  const store = yield* RfqStore
   const actors = yield* RfqActors
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
   const mmp = yield* Mmp
 
-  /**
-   * The events of the actor's last step (`rfq/StepReplay.ts`), else the RFQ as it now is, both
-   * under that step's sequence number: a dead owner's last step may not have reached the event
-   * stream, and its message id makes a second copy harmless.
-   */
-  const lastStepEvents = (actor: RfqActor): Effect.Effect<ReadonlyArray<EngineEvent>> =>
-    Effect.gen(function* () {
-      // An RFQ whose last step is its creation: the RFQ as it is *is* that step's event.
-      if (actor.seq === 1) return catchUpEvents(actor)
-      const last = yield* store.lastEvent(actor.state.rfq.id)
-      if (Option.isNone(last) || last.value.seq !== actor.seq) return catchUpEvents(actor)
-      const replayed = yield* replayLastStep(
-        actor.value,
-        actor.state,
-        actor.seq,
-        last.value.payload,
-        store.quote
-      )
-      return replayed ?? catchUpEvents(actor)
-    }).pipe(
-      // Whatever goes wrong here, the take-over goes on: the RFQ as it now is still tells every host.
-      Effect.catchAllCause((cause) =>
-        Effect.as(
-          Effect.logWarning("last step not rebuilt; publishing the RFQ as it is", cause),
-          catchUpEvents(actor)
-        )
-      )
-    )
-
   const adopt = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
       const adopted = yield* actors.restoreLive(which)
       for (const actor of adopted) {
-        // The last step of a dead owner may not have reached the event stream: its id dedups it.
-        if (ownership.shared) yield* actors.publish(yield* lastStepEvents(actor))
-        yield* actor.mailbox.withPermits(1)(actors.expireIfDue(actor))
+        // A dead owner's last step may not have reached the event stream (`rfq/InheritedStep.ts`).
+        yield* actor.mailbox.withPermits(1)(Effect.zipRight(actors.flush(actor), actors.expireIfDue(actor)))
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
         // Quotes a trip barred whose cancellation was lost (a crash, a missed notice) close now.
         yield* actor.mailbox
@@ -126,5 +83,5 @@ const make = Effect.gen(function* () {
 export const RecoveryLive: Layer.Layer<
   Recovery,
   never,
-  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
+  RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
 > = Layer.effect(Recovery, make)

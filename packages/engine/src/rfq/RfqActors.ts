@@ -15,6 +15,7 @@ import {
 } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
 import { type LabelTaken, RfqStore, type StoredRfq } from "./RfqStore.js"
+import { inheritedStep } from "./InheritedStep.js"
 import { eventsOf, viewOf } from "./StepEvents.js"
 
 /*
@@ -110,8 +111,12 @@ export interface RfqActorsService {
    * expiry wins over whatever came later.
    */
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
-  /** Publishes events and waits until every host may have them (a take-over's catch-up). */
-  readonly publish: (events: ReadonlyArray<EngineEvent>) => Effect.Effect<void>
+  /**
+   * Waits for what is left of the actor's last step's publication (the caller holds its mailbox):
+   * for an actor restored from storage with other engines about, that step published again
+   * (`InheritedStep.ts`). A take-over's catch-up; the actor's next step waits for it anyway.
+   */
+  readonly flush: (actor: RfqActor) => Effect.Effect<void>
   /**
    * Publishes a step `actor` just took outside `commit` (its creation), as `commit` does: this
    * host's subscribers at once, the rest before the actor's next step.
@@ -130,7 +135,13 @@ const make = Effect.gen(function* () {
   const ownership = yield* Ownership
   const live = new Map<number, RfqActor>()
 
-  const restore = (stored: StoredRfq) => new RfqActor(restoreSnapshot(stored.value, stored.state), stored.seq)
+  // With other engines about, a restored actor inherits its last step's publication (`InheritedStep.ts`).
+  const restore = (stored: StoredRfq) => {
+    const actor = new RfqActor(restoreSnapshot(stored.value, stored.state), stored.seq)
+    if (ownership.shared)
+      actor.unpublished = inheritedStep(store, events, stored.value, stored.state, stored.seq)
+    return actor
+  }
 
   // Closed RFQs get an actor on demand, kept in a bounded cache; loads of one id are shared so two
   // concurrent commands on a closed RFQ still meet in one mailbox.
@@ -338,7 +349,7 @@ const make = Effect.gen(function* () {
     restoreLive,
     forget,
     expireIfDue,
-    publish: events.publish,
+    flush: published,
     announce
   }
   return service

@@ -147,29 +147,36 @@ export const quoteAtMark = (
   )
 
 /**
- * An engine that shares ownership (as one host of several does, owning every RFQ here) on a fresh
- * seeded PGlite, with in-memory events (or `events`) and active quotes; its whole context, and who
+ * An engine that shares ownership (as one host of several does, owning the RFQs `owns` accepts,
+ * every one by default) on a fresh seeded PGlite, with in-memory events (or `events`) and active quotes; its whole context, and who
  * is who.
  */
-export const sharedOwnerEngineWith = (events: Layer.Layer<Events> = EventsLive) =>
+export const sharedOwnerEngineWith = (
+  events: Layer.Layer<Events> = EventsLive,
+  owns: (rfqId: number) => boolean = () => true
+) =>
   Effect.gen(function* () {
     const sql = Context.get(yield* Layer.build(pgliteTestLayer), SqlClient.SqlClient)
     const { callers, venueAccounts } = yield* Effect.provideService(seedAndResolve, SqlClient.SqlClient, sql)
-    const context = yield* sharedOwnerEngineOn(sql, venueAccounts, events)
+    const context = yield* sharedOwnerEngineOn(sql, venueAccounts, events, owns)
     return { context, callers, sql, venueAccounts }
   })
 
-/** `sharedOwnerEngineWith`'s engine on a database already seeded: a second engine beside the first. */
+/**
+ * `sharedOwnerEngineWith`'s engine on a database already seeded: a second engine beside the first,
+ * owning the RFQs `owns` accepts (every one by default).
+ */
 export const sharedOwnerEngineOn = (
   sql: SqlClient.SqlClient,
   venueAccounts: ReadonlyArray<AccountRegistration>,
-  events: Layer.Layer<Events> = EventsLive
+  events: Layer.Layer<Events> = EventsLive,
+  owns: (rfqId: number) => boolean = () => true
 ) =>
   Effect.gen(function* () {
     const services = engineServicesLayer(
       { rfqTtlMs, encryptionKeys, venueAccounts },
       {
-        ownership: Layer.succeed(Ownership, { owns: () => true, shared: true }),
+        ownership: Layer.succeed(Ownership, { owns, shared: true }),
         events,
         activeQuotes: ActiveQuotesInMemory
       }

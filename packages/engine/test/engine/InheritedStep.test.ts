@@ -1,0 +1,119 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { Engine } from "../../src/engine/Engine.js"
+import { Recovery } from "../../src/engine/Recovery.js"
+import { type EngineEvent, Events, EventsLive } from "../../src/services/Events.js"
+import {
+  type EngineContext,
+  quoteAtMark,
+  sharedOwnerEngineOn,
+  sharedOwnerEngineWith,
+  spreadRfqRequest
+} from "../support/engineHarness.js"
+
+/**
+ * A step committed by one engine and never published (its host killed between the answer and the
+ * stream) is published again by the next engine to touch the RFQ, before that engine's own step
+ * (`rfq/InheritedStep.ts`): every host delivers an RFQ's steps in order and drops one numbered below
+ * a step it delivered, so a lost step published after a later one would never be heard. The
+ * take-over is one such engine; the new owner commanding the RFQ, or expiring a due quote on a
+ * read, before its take-over ran (it holds the shard a moment before it adopts the shard's RFQs)
+ * is the other.
+ */
+
+const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"] as const
+
+/** In-memory events that record, in order, every event published by either way. */
+const recordingEvents = (heard: Array<EngineEvent>) =>
+  Layer.effect(
+    Events,
+    Effect.map(Events, (inner) => ({
+      ...inner,
+      publish: (events: ReadonlyArray<EngineEvent>) =>
+        Effect.zipRight(
+          Effect.sync(() => heard.push(...events)),
+          inner.publish(events)
+        ),
+      publishStep: (events: ReadonlyArray<EngineEvent>) =>
+        Effect.zipRight(
+          Effect.sync(() => heard.push(...events)),
+          inner.publishStep(events)
+        )
+    }))
+  ).pipe(Layer.provide(EventsLive))
+
+const told = (events: ReadonlyArray<EngineEvent>) =>
+  events.map((e) => [e.type, e.event, e.seq, "quote" in e ? e.quote?.id : undefined, e.view.status])
+
+/** An RFQ quoted by maker-1 on a first engine whose events never leave it; a second engine beside it. */
+const quotedThenTakenBy = (owns: (rfqId: number) => boolean, validForMs?: number) =>
+  Effect.gen(function* () {
+    // The first engine owns nothing (it lost the shard): no timer of its own expires the quote.
+    const { context, callers, sql, venueAccounts } = yield* sharedOwnerEngineWith(EventsLive, () => false)
+    const first = Context.get(context, Engine)
+    const { rfqId } = yield* first.createRfq(callers.taker, yield* spreadRfqRequest(callers, legs))
+    const ctx = context as unknown as EngineContext
+    const { rfqQuoteId } = yield* first.createQuote(
+      callers.maker1,
+      yield* quoteAtMark(
+        ctx,
+        rfqId,
+        legs,
+        validForMs === undefined ? {} : { validUntil: Date.now() + validForMs }
+      )
+    )
+    const heard: Array<EngineEvent> = []
+    const next = yield* sharedOwnerEngineOn(sql, venueAccounts, recordingEvents(heard), owns)
+    return { rfqId, rfqQuoteId, callers, heard, ctx, next }
+  })
+
+describe("the last step an engine inherits from storage", () => {
+  it.scopedLive("the new owner's command before its take-over ran: the lost step first, then its own", () =>
+    Effect.gen(function* () {
+      const { rfqId, rfqQuoteId, callers, heard, ctx, next } = yield* quotedThenTakenBy(() => true)
+      const second = yield* Context.get(next, Engine).createQuote(
+        callers.maker2,
+        yield* quoteAtMark(ctx, rfqId, legs)
+      )
+      assert.deepStrictEqual(told(heard), [
+        ["quote", "created", 2, rfqQuoteId, "open"],
+        ["quote", "created", 3, second.rfqQuoteId, "open"]
+      ])
+      // The take-over that then runs publishes nothing again: the inheritance is spent.
+      yield* Context.get(next as Context.Context<Recovery>, Recovery).adopt((id) => id === rfqId)
+      assert.strictEqual(heard.length, 2, JSON.stringify(told(heard)))
+    })
+  )
+
+  it.scopedLive(
+    "a read on the new owner before its take-over ran expires a due quote: the lost step first",
+    () =>
+      Effect.gen(function* () {
+        const { rfqId, rfqQuoteId, callers, heard, next } = yield* quotedThenTakenBy(() => true, 300)
+        yield* Effect.sleep(400)
+        yield* Context.get(next, Engine).getRfq(callers.taker, rfqId)
+        assert.deepStrictEqual(told(heard), [
+          ["quote", "created", 2, rfqQuoteId, "open"],
+          ["quote", "updated", 3, rfqQuoteId, "open"]
+        ])
+        assert.strictEqual((heard[1] as { quote: { status: string } }).quote.status, "expired")
+      })
+  )
+
+  it.scopedLive("a take-over with no command before it publishes the lost step once", () =>
+    Effect.gen(function* () {
+      const { rfqId, rfqQuoteId, callers, heard, ctx, next } = yield* quotedThenTakenBy(() => true)
+      const recovery = Context.get(next as Context.Context<Recovery>, Recovery)
+      yield* recovery.adopt((id) => id === rfqId)
+      yield* recovery.adopt((id) => id === rfqId)
+      const second = yield* Context.get(next, Engine).createQuote(
+        callers.maker2,
+        yield* quoteAtMark(ctx, rfqId, legs)
+      )
+      assert.deepStrictEqual(told(heard), [
+        ["quote", "created", 2, rfqQuoteId, "open"],
+        ["quote", "created", 3, second.rfqQuoteId, "open"]
+      ])
+    })
+  )
+})
