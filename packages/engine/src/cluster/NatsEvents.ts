@@ -1,7 +1,7 @@
 import { jetstream } from "@nats-io/jetstream"
 import { Clock, Context, Effect, Fiber, FiberSet, Layer, PubSub } from "effect"
 import { EventInterests } from "../services/EventInterests.js"
-import { Events, type EngineEvent, type EventsService } from "../services/Events.js"
+import { type EngineEvent, Events, type EventsService, STEP_DEDUPE_WINDOW_MS } from "../services/Events.js"
 import { ClusterBus, makeClusterBus } from "./ClusterBus.js"
 import { ensureStream, publishEvents } from "./EventStream.js"
 import { natsConnection, natsNames, type NatsUnavailable } from "./NatsConnection.js"
@@ -13,7 +13,7 @@ export interface NatsEventsOptions {
   readonly servers: string
   /** Separates services (and test files) sharing one NATS server. */
   readonly namespace: string
-  /** Over how long a step published twice is stored once; default 2 minutes. */
+  /** Over how long a step published twice is stored once; default `STEP_DEDUPE_WINDOW_MS` (2 minutes). */
   readonly duplicateWindowMs?: number
   /** How long the stream keeps events; default 1 hour. */
   readonly maxAgeMs?: number
@@ -52,7 +52,7 @@ export const NatsEventsLive = (
   Layer.scopedContext(
     Effect.gen(function* () {
       const limits = {
-        duplicateWindowMs: options.duplicateWindowMs ?? 2 * 60_000,
+        duplicateWindowMs: options.duplicateWindowMs ?? STEP_DEDUPE_WINDOW_MS,
         maxAgeMs: options.maxAgeMs ?? 60 * 60_000
       }
       if (!(limits.duplicateWindowMs > 0 && limits.duplicateWindowMs <= limits.maxAgeMs)) {

@@ -1,7 +1,9 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Mmp } from "../mmp/Mmp.js"
 import { closeStaleQuotes } from "../mmp/MmpEnforcer.js"
 import { RfqActors } from "../rfq/RfqActors.js"
+import { RfqStore } from "../rfq/RfqStore.js"
+import { STEP_DEDUPE_WINDOW_MS } from "../services/Events.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
 import { Ownership } from "./Ownership.js"
@@ -34,16 +36,34 @@ export interface RecoveryService {
  * by their idempotency keys. The start happens while the layer is built, so before any command
  * runs. An engine that shares ownership (several hosts) restores nothing at start: it adopts each
  * shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`), each RFQ's last step
- * published again first, as a dead owner may have left it unpublished (`rfq/InheritedStep.ts`).
+ * published again first, as a dead owner may have left it unpublished (`rfq/InheritedStep.ts`),
+ * and so is the closing step of each of the shard's RFQs that closed within the last two minutes.
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
 
 const make = Effect.gen(function* () {
+  const store = yield* RfqStore
   const actors = yield* RfqActors
   const access = yield* ActorAccess
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
   const mmp = yield* Mmp
+
+  /**
+   * The closing step of each RFQ `which` accepts that closed within the stream's duplicate window,
+   * published again: a dead owner may have answered a fill, a cancel or an expiry and died before
+   * that step reached the stream, and no live actor is restored for a closed RFQ. Within the window
+   * the stream keeps one copy, so one that did arrive is not heard twice.
+   */
+  const closingStepsAgain = (which: (rfqId: number) => boolean) =>
+    Effect.gen(function* () {
+      const since = (yield* Clock.currentTimeMillis) - STEP_DEDUPE_WINDOW_MS
+      for (const rfqId of yield* store.closedSince(since)) {
+        if (!which(rfqId) || actors.live.has(rfqId)) continue
+        const found = yield* actors.actorOf(rfqId)
+        if (Option.isSome(found)) yield* found.value.mailbox.withPermits(1)(actors.flush(found.value))
+      }
+    })
 
   const adopt = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
@@ -67,6 +87,7 @@ const make = Effect.gen(function* () {
       }
       const settling = adopted.filter((a) => a.value === "settling")
       for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))
+      if (ownership.shared) yield* closingStepsAgain(which)
       return { restored: adopted.length, reconciled: settling.length }
     })
 
@@ -83,5 +104,5 @@ const make = Effect.gen(function* () {
 export const RecoveryLive: Layer.Layer<
   Recovery,
   never,
-  RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
+  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
 > = Layer.effect(Recovery, make)

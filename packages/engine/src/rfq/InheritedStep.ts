@@ -1,8 +1,13 @@
 import { Effect, Option } from "effect"
-import type { EngineEvent, EventsService, Unpublished } from "../services/Events.js"
+import {
+  type EngineEvent,
+  type EventsService,
+  STEP_DEDUPE_WINDOW_MS,
+  type Unpublished
+} from "../services/Events.js"
 import type { RfqStateValue } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
-import type { RfqStoreService } from "./RfqStore.js"
+import type { RfqStoreService, StoredRfq } from "./RfqStore.js"
 import { viewOf } from "./StepEvents.js"
 import { replayLastStep } from "./StepReplay.js"
 
@@ -33,6 +38,19 @@ export const inheritedStep = (
     Effect.suspend(() => lastStepEvents(store, value, state, seq)),
     events.publish
   )
+
+/**
+ * Whether an RFQ restored at `now` inherits its last step: a live one always (the take-over
+ * publishes it anyway); a closed one only within the stream's duplicate window after it closed, as
+ * the take-over does (`engine/Recovery.ts#closingStepsAgain`). Later, the closing step reached the
+ * stream long ago, or was published again by the take-over, and a copy outside the window would be
+ * stored twice: a deletion of a cancelled RFQ an hour on would first tell its cancellation again.
+ */
+export const inherits = (stored: StoredRfq, now: number): boolean => {
+  if (stored.value === "open" || stored.value === "settling") return true
+  const closedAt = stored.state.closedAt
+  return closedAt !== undefined && now - closedAt <= STEP_DEDUPE_WINDOW_MS
+}
 
 /** The RFQ as it now is, under the number of its last step: when that step cannot be rebuilt. */
 const asItIs = (value: RfqStateValue, state: RfqState, seq: number): ReadonlyArray<EngineEvent> => [

@@ -15,7 +15,7 @@ import {
 } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
 import { type LabelTaken, RfqStore, type StoredRfq } from "./RfqStore.js"
-import { inheritedStep } from "./InheritedStep.js"
+import { inheritedStep, inherits } from "./InheritedStep.js"
 import { eventsOf, viewOf } from "./StepEvents.js"
 
 /*
@@ -134,11 +134,12 @@ const make = Effect.gen(function* () {
   const events = yield* Events
   const ownership = yield* Ownership
   const live = new Map<number, RfqActor>()
+  const clock = yield* Effect.clock
 
   // With other engines about, a restored actor inherits its last step's publication (`InheritedStep.ts`).
   const restore = (stored: StoredRfq) => {
     const actor = new RfqActor(restoreSnapshot(stored.value, stored.state), stored.seq)
-    if (ownership.shared)
+    if (ownership.shared && inherits(stored, clock.unsafeCurrentTimeMillis()))
       actor.unpublished = inheritedStep(store, events, stored.value, stored.state, stored.seq)
     return actor
   }

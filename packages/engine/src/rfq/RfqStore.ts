@@ -105,6 +105,8 @@ export interface RfqStoreService {
   ) => Effect.Effect<void, LabelTaken>
   /** RFQs an actor must be running for: open ones, and ones caught mid-settlement. */
   readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
+  /** The ids of the RFQs closed at or after `at` (unix ms), unless deleted, in id order. */
+  readonly closedSince: (at: number) => Effect.Effect<ReadonlyArray<number>>
   /** Any RFQ by id (closed ones with their trade), unless deleted. */
   readonly load: (rfqId: number) => Effect.Effect<Option.Option<StoredRfq>>
   /**

@@ -117,6 +117,13 @@ export interface EventsService {
   ) => Effect.Effect<Queue.Dequeue<EngineEvent>, never, Scope.Scope>
 }
 
+/**
+ * Over how long a step published twice is kept once (on several hosts: the event stream's duplicate
+ * window, `cluster/NatsEvents.ts`). A take-over publishes again the closing step of the RFQs that
+ * closed within it (`engine/Recovery.ts`).
+ */
+export const STEP_DEDUPE_WINDOW_MS = 2 * 60_000
+
 /** What is left of a step's publication: an Effect that ends when it has ended, however it ended. */
 export type Unpublished = Effect.Effect<void> | undefined
 

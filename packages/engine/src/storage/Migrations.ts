@@ -9,6 +9,7 @@ import { idBlocksSchema } from "./migrations/0004_id_blocks.js"
 import { mmpSchema } from "./migrations/0005_mmp.js"
 import { quoteExpiryAndTapeSchema } from "./migrations/0006_quote_expiry_and_tape.js"
 import { stepGuardOnEventsSchema } from "./migrations/0007_step_guard_on_events.js"
+import { recentlyClosedSchema } from "./migrations/0008_recently_closed.js"
 import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
@@ -22,7 +23,8 @@ export const migrationScripts: Readonly<Record<string, string>> = {
   "0004_id_blocks": idBlocksSchema,
   "0005_mmp": mmpSchema,
   "0006_quote_expiry_and_tape": quoteExpiryAndTapeSchema,
-  "0007_step_guard_on_events": stepGuardOnEventsSchema
+  "0007_step_guard_on_events": stepGuardOnEventsSchema,
+  "0008_recently_closed": recentlyClosedSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"

@@ -267,6 +267,13 @@ export const makeSqlRfqStoreWith = (
       return Option.fromNullable(found[0])
     }, waitSpan("RfqStore.load"))
 
+    const closedSince = Effect.fnUntraced(function* (at: number) {
+      const rows = yield* sql<{ id: number }>`
+        SELECT id FROM rfqs WHERE closed_at >= ${at} AND closed_at IS NOT NULL AND deleted_at IS NULL
+        ORDER BY id`.pipe(Effect.orDie)
+      return rows.map((r) => Number(r.id))
+    }, waitSpan("RfqStore.closedSince"))
+
     const lastEvent = Effect.fnUntraced(function* (rfqId: number) {
       const rows = yield* sql<{ seq: number; payload: string }>`
         SELECT seq, payload::text AS payload FROM rfq_events WHERE rfq_id = ${rfqId}
@@ -382,6 +389,7 @@ export const makeSqlRfqStoreWith = (
       loadLive,
       load,
       lastEvent,
+      closedSince,
       list,
       listQuotes,
       quotesOf,

@@ -1,8 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Engine } from "../../src/engine/Engine.js"
 import { Recovery } from "../../src/engine/Recovery.js"
-import { type EngineEvent, Events, EventsLive } from "../../src/services/Events.js"
+import { inherits } from "../../src/rfq/InheritedStep.js"
+import { RfqStore } from "../../src/rfq/RfqStore.js"
+import { type EngineEvent, Events, EventsLive, STEP_DEDUPE_WINDOW_MS } from "../../src/services/Events.js"
 import {
   type EngineContext,
   quoteAtMark,
@@ -64,7 +66,7 @@ const quotedThenTakenBy = (owns: (rfqId: number) => boolean, validForMs?: number
     )
     const heard: Array<EngineEvent> = []
     const next = yield* sharedOwnerEngineOn(sql, venueAccounts, recordingEvents(heard), owns)
-    return { rfqId, rfqQuoteId, callers, heard, ctx, next }
+    return { rfqId, rfqQuoteId, callers, heard, ctx, next, first }
   })
 
 describe("the last step an engine inherits from storage", () => {
@@ -115,5 +117,46 @@ describe("the last step an engine inherits from storage", () => {
         ["quote", "created", 3, second.rfqQuoteId, "open"]
       ])
     })
+  )
+
+  it.scopedLive("a take-over publishes the closing step of an RFQ that closed lately, once", () =>
+    Effect.gen(function* () {
+      const { rfqId, rfqQuoteId, callers, heard, next, first } = yield* quotedThenTakenBy(() => true)
+      // The dead owner's accept: answered, its step (the fill that closed the RFQ) never published.
+      yield* first.trade(callers.taker, rfqQuoteId)
+      const recovery = Context.get(next as Context.Context<Recovery>, Recovery)
+      // Another shard's take-over leaves it alone; its own publishes the step, a second one nothing.
+      yield* recovery.adopt((id) => id !== rfqId)
+      assert.deepStrictEqual(heard, [])
+      yield* recovery.adopt((id) => id === rfqId)
+      yield* recovery.adopt((id) => id === rfqId)
+      const told = heard.map((e) => [e.type, e.event, e.seq, e.view.status])
+      assert.isAbove(told.length, 0)
+      // The accept's second step (the first started the settlement), and nothing else.
+      for (const t of told) assert.strictEqual(t[2], 4, JSON.stringify(told))
+      assert.deepInclude(told, ["rfq", "updated", 4, "filled"])
+      assert.deepInclude(told, ["trade", "created", 4, "filled"])
+      assert.strictEqual(new Set(told.map((t) => JSON.stringify(t))).size, told.length, "each told once")
+      assert.strictEqual(
+        (heard.find((e) => e.type === "quote") as { quote: { id: number; status: string } }).quote.status,
+        "filled"
+      )
+    })
+  )
+
+  it.scopedLive(
+    "a closed RFQ inherits its closing step only within the duplicate window; a live one always",
+    () =>
+      Effect.gen(function* () {
+        const { rfqId, callers, next } = yield* quotedThenTakenBy(() => true)
+        const store = Context.get(next as Context.Context<RfqStore>, RfqStore)
+        const open = Option.getOrThrow(yield* store.load(rfqId))
+        assert.isTrue(inherits(open, Date.now() + 24 * 3600_000))
+        yield* Context.get(next, Engine).cancelRfq(callers.taker, rfqId)
+        const cancelled = Option.getOrThrow(yield* store.load(rfqId))
+        const closedAt = cancelled.state.closedAt!
+        assert.isTrue(inherits(cancelled, closedAt + STEP_DEDUPE_WINDOW_MS))
+        assert.isFalse(inherits(cancelled, closedAt + STEP_DEDUPE_WINDOW_MS + 1))
+      })
   )
 })
