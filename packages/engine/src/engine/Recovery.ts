@@ -58,11 +58,16 @@ const make = Effect.gen(function* () {
   const closingStepsAgain = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
       const since = (yield* Clock.currentTimeMillis) - STEP_DEDUPE_WINDOW_MS
-      for (const rfqId of yield* store.closedSince(since)) {
-        if (!which(rfqId) || actors.live.has(rfqId)) continue
-        const found = yield* actors.actorOf(rfqId)
-        if (Option.isSome(found)) yield* found.value.mailbox.withPermits(1)(actors.flush(found.value))
-      }
+      const ids = (yield* store.closedSince(since)).filter((id) => which(id) && !actors.live.has(id))
+      // After a busy two minutes these are many: a load, a read and an acknowledgement each, overlapped.
+      yield* Effect.forEach(
+        ids,
+        (rfqId) =>
+          Effect.flatMap(actors.actorOf(rfqId), (found) =>
+            Option.isSome(found) ? found.value.mailbox.withPermits(1)(actors.flush(found.value)) : Effect.void
+          ),
+        { concurrency: 16, discard: true }
+      )
     })
 
   const adopt = (which: (rfqId: number) => boolean) =>
