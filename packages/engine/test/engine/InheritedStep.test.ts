@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Option } from "effect"
 import { Engine } from "../../src/engine/Engine.js"
 import { Recovery } from "../../src/engine/Recovery.js"
 import { inherits } from "../../src/rfq/InheritedStep.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
-import { type EngineEvent, Events, EventsLive, STEP_DEDUPE_WINDOW_MS } from "../../src/services/Events.js"
+import { type EngineEvent, EventsLive, STEP_DEDUPE_WINDOW_MS } from "../../src/services/Events.js"
 import {
   type EngineContext,
   quoteAtMark,
@@ -12,6 +12,7 @@ import {
   sharedOwnerEngineWith,
   spreadRfqRequest
 } from "../support/engineHarness.js"
+import { recordingEvents } from "../support/recordingEvents.js"
 
 /**
  * A step committed by one engine and never published (its host killed between the answer and the
@@ -24,25 +25,6 @@ import {
  */
 
 const legs = ["BTC-27DEC30-90000-C", "BTC-27DEC30-110000-C"] as const
-
-/** In-memory events that record, in order, every event published by either way. */
-const recordingEvents = (heard: Array<EngineEvent>) =>
-  Layer.effect(
-    Events,
-    Effect.map(Events, (inner) => ({
-      ...inner,
-      publish: (events: ReadonlyArray<EngineEvent>) =>
-        Effect.zipRight(
-          Effect.sync(() => heard.push(...events)),
-          inner.publish(events)
-        ),
-      publishStep: (events: ReadonlyArray<EngineEvent>) =>
-        Effect.zipRight(
-          Effect.sync(() => heard.push(...events)),
-          inner.publishStep(events)
-        )
-    }))
-  ).pipe(Layer.provide(EventsLive))
 
 const told = (events: ReadonlyArray<EngineEvent>) =>
   events.map((e) => [e.type, e.event, e.seq, "quote" in e ? e.quote?.id : undefined, e.view.status])
@@ -69,18 +51,26 @@ const quotedThenTakenBy = (owns: (rfqId: number) => boolean, validForMs?: number
     return { rfqId, rfqQuoteId, callers, heard, ctx, next, first }
   })
 
+/** Maker-2 quotes through the second engine: heard are the lost step (maker-1's quote), then its own. */
+const secondQuoteAfterTheLostStep = (taken: Effect.Effect.Success<ReturnType<typeof quotedThenTakenBy>>) =>
+  Effect.gen(function* () {
+    const { rfqId, rfqQuoteId, callers, heard, ctx, next } = taken
+    const second = yield* Context.get(next, Engine).createQuote(
+      callers.maker2,
+      yield* quoteAtMark(ctx, rfqId, legs)
+    )
+    assert.deepStrictEqual(told(heard), [
+      ["quote", "created", 2, rfqQuoteId, "open"],
+      ["quote", "created", 3, second.rfqQuoteId, "open"]
+    ])
+  })
+
 describe("the last step an engine inherits from storage", () => {
   it.scopedLive("the new owner's command before its take-over ran: the lost step first, then its own", () =>
     Effect.gen(function* () {
-      const { rfqId, rfqQuoteId, callers, heard, ctx, next } = yield* quotedThenTakenBy(() => true)
-      const second = yield* Context.get(next, Engine).createQuote(
-        callers.maker2,
-        yield* quoteAtMark(ctx, rfqId, legs)
-      )
-      assert.deepStrictEqual(told(heard), [
-        ["quote", "created", 2, rfqQuoteId, "open"],
-        ["quote", "created", 3, second.rfqQuoteId, "open"]
-      ])
+      const taken = yield* quotedThenTakenBy(() => true)
+      const { rfqId, heard, next } = taken
+      yield* secondQuoteAfterTheLostStep(taken)
       // The take-over that then runs publishes nothing again: the inheritance is spent.
       yield* Context.get(next as Context.Context<Recovery>, Recovery).adopt((id) => id === rfqId)
       assert.strictEqual(heard.length, 2, JSON.stringify(told(heard)))
@@ -104,18 +94,11 @@ describe("the last step an engine inherits from storage", () => {
 
   it.scopedLive("a take-over with no command before it publishes the lost step once", () =>
     Effect.gen(function* () {
-      const { rfqId, rfqQuoteId, callers, heard, ctx, next } = yield* quotedThenTakenBy(() => true)
-      const recovery = Context.get(next as Context.Context<Recovery>, Recovery)
-      yield* recovery.adopt((id) => id === rfqId)
-      yield* recovery.adopt((id) => id === rfqId)
-      const second = yield* Context.get(next, Engine).createQuote(
-        callers.maker2,
-        yield* quoteAtMark(ctx, rfqId, legs)
-      )
-      assert.deepStrictEqual(told(heard), [
-        ["quote", "created", 2, rfqQuoteId, "open"],
-        ["quote", "created", 3, second.rfqQuoteId, "open"]
-      ])
+      const taken = yield* quotedThenTakenBy(() => true)
+      const recovery = Context.get(taken.next as Context.Context<Recovery>, Recovery)
+      yield* recovery.adopt((id) => id === taken.rfqId)
+      yield* recovery.adopt((id) => id === taken.rfqId)
+      yield* secondQuoteAfterTheLostStep(taken)
     })
   )
 

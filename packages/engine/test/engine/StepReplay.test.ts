@@ -15,6 +15,7 @@ import {
   sharedOwnerEngineWith,
   spreadRfqRequest
 } from "../support/engineHarness.js"
+import { recordingEvents as recordingAll } from "../support/recordingEvents.js"
 
 /**
  * A take-over publishes the dead owner's last step again (`engine/Recovery.ts`), rebuilt from its
@@ -166,18 +167,7 @@ describe("a dead owner's last step, rebuilt from the event log", () => {
 
       // A second engine on the same database takes the RFQ over, as a host acquiring its shard does.
       const published: Array<EngineEvent> = []
-      const recording = Layer.effect(
-        Events,
-        Effect.map(Events, (inner) => ({
-          ...inner,
-          publish: (events: ReadonlyArray<EngineEvent>) =>
-            Effect.zipRight(
-              Effect.sync(() => published.push(...events)),
-              inner.publish(events)
-            )
-        }))
-      ).pipe(Layer.provide(EventsLive))
-      const next = yield* sharedOwnerEngineOn(sql, venueAccounts, recording)
+      const next = yield* sharedOwnerEngineOn(sql, venueAccounts, recordingAll(published))
       yield* Context.get(next as Context.Context<Recovery>, Recovery).adopt((id) => id === rfqId)
 
       // The quote's own event, under the step's number: the taker's sessions on every host hear it.
