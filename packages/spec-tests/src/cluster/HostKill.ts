@@ -4,7 +4,7 @@ import { markQuote, newRfq, openWorlds } from "./ClusterWorlds.js"
 import { type ClusterProcesses, startCluster } from "./ClusterProcesses.js"
 import { sleep } from "../Fixtures.js"
 import type { World } from "../World.js"
-import { checkClosings } from "./ClosingsHeard.js"
+import { checkHeardOnce, quoteCreation, rfqClosing } from "./HeardOnce.js"
 import { sessionsOnEvery } from "./VenueWave.js"
 
 /**
@@ -13,8 +13,8 @@ import { sessionsOnEvery } from "./VenueWave.js"
  * trade may be executed twice, and every expiry must fire once, RFQs with a 3 s TTL created on the
  * killed host just before the kill included. Each round kills the next host and starts it again.
  * And what sessions hear: a taker session on each host that stays up, opened before the round's
- * load, must hear each of the round's RFQs close exactly once (the killed host's steps included,
- * which a take-over publishes again: `engine rfq/InheritedStep.ts`).
+ * load, must hear each of the round's RFQs close and each of its quotes created exactly once (the
+ * killed host's steps included, which a take-over publishes again: `engine rfq/InheritedStep.ts`).
  */
 
 export const TTL_SECONDS = 3
@@ -29,12 +29,15 @@ export interface HostKillFigures {
   readonly doubled: number
   /** RFQs still open past their expiry, or expired more than once. */
   readonly expiryFaults: number
-  /** (RFQ, survivor's session) pairs where the session heard the RFQ close other than once. */
-  readonly closingsMisheard: number
-  /** What that was checked over: the rounds' RFQs times the sessions on the hosts that stayed up. */
-  readonly closingsChecked: number
+  /**
+   * (RFQ closing or quote creation, survivor's session) pairs where the session heard the step
+   * other than once.
+   */
+  readonly misheard: number
+  /** What that was checked over: the rounds' RFQs and quotes times the sessions on the hosts that stayed up. */
+  readonly heardChecked: number
   /** Each misheard pair, said. */
-  readonly closingNotes: ReadonlyArray<string>
+  readonly heardNotes: ReadonlyArray<string>
   /** 5xx answers of the hosts that stayed up (503 while the owner is taken over is counted too). */
   readonly serverErrors: number
   /** What was checked: acknowledged RFQs, quotes and trades, and expiries recorded. */
@@ -110,12 +113,13 @@ const round = async (
   ack: Acknowledged,
   errors: { n: number },
   problems: Array<string>,
-  closings: { checked: number; misheard: number; notes: Array<string> }
+  heard: { checked: number; misheard: number; notes: Array<string> }
 ): Promise<number> => {
   const worlds = await openWorlds(cluster)
   const survivors = worlds.filter((_, i) => i !== victim)
-  const listeners = await sessionsOnEvery(survivors, "taker", ["rfq.taker"])
-  const before = new Set(ack.rfqs)
+  const listeners = await sessionsOnEvery(survivors, "taker", ["rfq.taker", "rfq_quote.taker"])
+  const rfqsBefore = new Set(ack.rfqs)
+  const quotesBefore = new Set(ack.quotes)
   let loading = true
   // Load through every host, the victim included until it dies.
   const load = Promise.all(
@@ -168,13 +172,16 @@ const round = async (
   await cluster.kill(victim, "SIGKILL").catch(() => undefined)
   try {
     await sleep(TTL_SECONDS * 1000 + 1000)
-    const heard = await checkClosings(
+    const found = await checkHeardOnce(
       listeners,
-      [...ack.rfqs].filter((id) => !before.has(id)),
-      closings.notes
+      [
+        ...[...ack.rfqs].filter((id) => !rfqsBefore.has(id)).map(rfqClosing),
+        ...[...ack.quotes].filter((id) => !quotesBefore.has(id)).map(quoteCreation)
+      ],
+      heard.notes
     )
-    closings.checked += heard.checked
-    closings.misheard += heard.misheard
+    heard.checked += found.checked
+    heard.misheard += found.misheard
   } finally {
     for (const s of listeners) s.close()
   }
@@ -192,12 +199,12 @@ export const runHostKill = async (options: {
   const ack: Acknowledged = { rfqs: new Set(), quotes: new Set(), trades: new Map() }
   const errors = { n: 0 }
   const problems: Array<string> = []
-  const closings = { checked: 0, misheard: 0, notes: [] as Array<string> }
+  const heard = { checked: 0, misheard: 0, notes: [] as Array<string> }
   let slowestTakeoverMs = 0
   try {
     for (let r = 0; r < options.rounds; r++) {
       const victim = r % cluster.size
-      const took = await round(cluster, victim, ack, errors, problems, closings)
+      const took = await round(cluster, victim, ack, errors, problems, heard)
       slowestTakeoverMs = Math.max(slowestTakeoverMs, took)
       options.log(`round ${r + 1}: host ${victim} killed, its RFQs answered again after ${took} ms`)
       await cluster.restart(victim)
@@ -246,9 +253,9 @@ export const runHostKill = async (options: {
         lost,
         doubled: Number(doubles!.n),
         expiryFaults: Number(expiry!.n),
-        closingsMisheard: closings.misheard,
-        closingsChecked: closings.checked,
-        closingNotes: closings.notes,
+        misheard: heard.misheard,
+        heardChecked: heard.checked,
+        heardNotes: heard.notes,
         serverErrors: errors.n,
         problems
       }
@@ -266,7 +273,7 @@ export const hostKillItem: Item = {
   title: "15. kill -9 of one host of three (multi-host mode) under load",
   run: async ({ scale, log }) => {
     const f = await runHostKill({ rounds: scale === "full" ? 20 : 2, log })
-    for (const p of [...f.problems, ...f.closingNotes].slice(0, 10)) log(p)
+    for (const p of [...f.problems, ...f.heardNotes].slice(0, 10)) log(p)
     return [
       info("15 hostkill", "rounds", f.rounds),
       info(
@@ -286,8 +293,8 @@ export const hostKillItem: Item = {
       zero("15 hostkill", "RFQs open past expiry or expired twice", f.expiryFaults),
       zero(
         "15 hostkill",
-        `RFQs heard to close other than once by a survivor's session (of ${f.closingsChecked})`,
-        f.closingsMisheard
+        `RFQ closings and quote creations heard other than once by a survivor's session (of ${f.heardChecked})`,
+        f.misheard
       ),
       info("15 hostkill", "expiries recorded", f.expiries),
       info("15 hostkill", "5xx answers of the surviving hosts (503 during a take-over)", f.serverErrors),
