@@ -159,7 +159,10 @@ const pass = (engine: EngineService, taker: Caller, makers: ReadonlyArray<Caller
       Effect.map(engine.createQuote(maker, req), ({ rfqQuoteId }) => quoteIds.push({ maker, id: rfqQuoteId }))
     )
     // Updates alternate between two prices a tick apart (as the WS-quoting clients do).
-    const alternate = legs.map((l, i) => (i === 0 ? { ...l, price: l.price + 0.0001 } : l))
+    // In whole ticks: 0.6759 + 0.0001 in floats is 0.6759999999999999, off the tick, refused.
+    const alternate = legs.map((l, i) =>
+      i === 0 ? { ...l, price: (Math.round(l.price * 10_000) + 1) / 10_000 } : l
+    )
     const updateReqs: Array<{ maker: Caller; req: UpdateQuoteRequest }> = []
     for (let u = 0; u < updates; u++)
       for (const { maker, id } of quoteIds)
