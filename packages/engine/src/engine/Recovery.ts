@@ -55,16 +55,22 @@ const make = Effect.gen(function* () {
    * that step reached the stream, and no live actor is restored for a closed RFQ. Within the window
    * the stream keeps one copy, so one that did arrive is not heard twice.
    */
-  const closingStepsAgain = (which: (rfqId: number) => boolean) =>
+  const closingStepsAgain = (which: (rfqId: number) => boolean, flushing: Array<Effect.Effect<void>>) =>
     Effect.gen(function* () {
       const since = (yield* Clock.currentTimeMillis) - STEP_DEDUPE_WINDOW_MS
       const ids = (yield* store.closedSince(since)).filter((id) => which(id) && !actors.live.has(id))
-      // After a busy two minutes these are many: a load, a read and an acknowledgement each, overlapped.
+      // After a busy two minutes these are many: a load each, overlapped.
       yield* Effect.forEach(
         ids,
         (rfqId) =>
           Effect.flatMap(actors.actorOf(rfqId), (found) =>
-            Option.isSome(found) ? found.value.mailbox.withPermits(1)(actors.flush(found.value)) : Effect.void
+            Option.isSome(found)
+              ? found.value.mailbox.withPermits(1)(
+                  Effect.map(actors.startFlush(found.value), (rest) => {
+                    flushing.push(rest)
+                  })
+                )
+              : Effect.void
           ),
         { concurrency: 16, discard: true }
       )
@@ -73,9 +79,16 @@ const make = Effect.gen(function* () {
   const adopt = (which: (rfqId: number) => boolean) =>
     Effect.gen(function* () {
       const adopted = yield* actors.restoreLive(which)
+      // Each RFQ's last step published again (a dead owner may have left it unpublished:
+      // `rfq/InheritedStep.ts`), all at once, waited for together at the end.
+      const flushing: Array<Effect.Effect<void>> = []
       for (const actor of adopted) {
-        // A dead owner's last step may not have reached the event stream (`rfq/InheritedStep.ts`).
-        yield* actor.mailbox.withPermits(1)(Effect.zipRight(actors.flush(actor), actors.expireIfDue(actor)))
+        yield* actor.mailbox.withPermits(1)(
+          Effect.flatMap(actors.startFlush(actor), (rest) => {
+            flushing.push(rest)
+            return actors.expireIfDue(actor)
+          })
+        )
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
         // Quotes a trip barred whose cancellation was lost (a crash, a missed notice) close now.
         yield* actor.mailbox
@@ -92,7 +105,8 @@ const make = Effect.gen(function* () {
       }
       const settling = adopted.filter((a) => a.value === "settling")
       for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))
-      if (ownership.shared) yield* closingStepsAgain(which)
+      if (ownership.shared) yield* closingStepsAgain(which, flushing)
+      yield* Effect.all(flushing, { concurrency: "unbounded", discard: true })
       return { restored: adopted.length, reconciled: settling.length }
     })
 

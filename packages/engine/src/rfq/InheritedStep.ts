@@ -21,10 +21,10 @@ import { replayLastStep } from "./StepReplay.js"
  * stream: every host delivers each RFQ's steps in order and drops a step numbered below one it
  * delivered (`cluster/StreamFollower.ts#StepGuard`), so a step published after a later one is
  * never heard. And the next step may come before the take-over is done: the new owner holds the
- * shard a moment before it adopts the shard's RFQs, and a read there, or on any host while nobody
- * owns the RFQ, expires what is due (a step). So the step to publish again is the restored actor's
- * inheritance (`RfqActor.unpublished`), which its next step, whoever commits it, and the take-over
- * (`engine/Recovery.ts`) each wait for. The stream keeps one copy of a step published twice (same
+ * shard a moment before it adopts the shard's RFQs, and a command there, or a read that expires
+ * what is due, is a step. So the step to publish again is the restored actor's inheritance
+ * (`RfqActor.unpublished`), which its next step, whoever commits it, waits for, and which the
+ * take-over (`engine/Recovery.ts`) starts for all its RFQs at once and waits for together. The stream keeps one copy of a step published twice (same
  * message id), so publishing one that did arrive is harmless.
  */
 export const inheritedStep = (

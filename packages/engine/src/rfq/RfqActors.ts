@@ -1,4 +1,4 @@
-import { Cause, Clock, Context, Deferred, Effect, FiberId, Layer, Option } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, Fiber, FiberId, Layer, Option } from "effect"
 import { type ApiError, apiError } from "../domain/Errors.js"
 import { Ownership } from "../engine/Ownership.js"
 import { type EngineEvent, Events, type Unpublished } from "../services/Events.js"
@@ -112,11 +112,13 @@ export interface RfqActorsService {
    */
   readonly expireIfDue: (actor: RfqActor) => Effect.Effect<void>
   /**
-   * Waits for what is left of the actor's last step's publication (the caller holds its mailbox):
-   * for an actor restored from storage with other engines about, that step published again
-   * (`InheritedStep.ts`). A take-over's catch-up; the actor's next step waits for it anyway.
+   * Starts what is left of the actor's last step's publication without waiting for it (the caller
+   * holds its mailbox): for an actor restored from storage with other engines about, that step
+   * published again (`InheritedStep.ts`). The actor's next step still waits for it. Answers what
+   * waits for it: a take-over starts every RFQ's, then waits for all of them together, so a stream
+   * that does not answer costs it one publish deadline, not one per RFQ.
    */
-  readonly flush: (actor: RfqActor) => Effect.Effect<void>
+  readonly startFlush: (actor: RfqActor) => Effect.Effect<Effect.Effect<void>>
   /**
    * Publishes a step `actor` just took outside `commit` (its creation), as `commit` does: this
    * host's subscribers at once, the rest before the actor's next step.
@@ -195,6 +197,18 @@ const make = Effect.gen(function* () {
       if (actor.unpublished === pending) actor.unpublished = undefined
     })
   }
+
+  const startFlush = (actor: RfqActor): Effect.Effect<Effect.Effect<void>> =>
+    Effect.suspend(() => {
+      const pending = actor.unpublished
+      if (pending === undefined) return Effect.succeed(Effect.void)
+      // A daemon: the publication ends by itself within the stream's publish deadline.
+      return Effect.map(Effect.forkDaemon(pending), (fiber) => {
+        const rest = Fiber.join(fiber)
+        if (actor.unpublished === pending) actor.unpublished = rest
+        return rest
+      })
+    })
 
   /** Hands a committed step's events on (`Events.publishStep`), keeping what is left on the actor. */
   const announce = (actor: RfqActor, stepEvents: ReadonlyArray<EngineEvent>): Effect.Effect<void> =>
@@ -350,7 +364,7 @@ const make = Effect.gen(function* () {
     restoreLive,
     forget,
     expireIfDue,
-    flush: published,
+    startFlush,
     announce
   }
   return service

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Option } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { Engine } from "../../src/engine/Engine.js"
 import { Recovery } from "../../src/engine/Recovery.js"
 import { inherits } from "../../src/rfq/InheritedStep.js"
 import { RfqStore } from "../../src/rfq/RfqStore.js"
-import { type EngineEvent, EventsLive, STEP_DEDUPE_WINDOW_MS } from "../../src/services/Events.js"
+import { type EngineEvent, Events, EventsLive, STEP_DEDUPE_WINDOW_MS } from "../../src/services/Events.js"
 import {
   type EngineContext,
   quoteAtMark,
@@ -140,6 +140,51 @@ describe("the last step an engine inherits from storage", () => {
         const closedAt = cancelled.state.closedAt!
         assert.isTrue(inherits(cancelled, closedAt + STEP_DEDUPE_WINDOW_MS))
         assert.isFalse(inherits(cancelled, closedAt + STEP_DEDUPE_WINDOW_MS + 1))
+      })
+  )
+
+  it.scopedLive(
+    "a take-over publishes its RFQs' last steps all at once: a stream that does not answer holds it up once",
+    () =>
+      Effect.gen(function* () {
+        const { context, callers, sql, venueAccounts } = yield* sharedOwnerEngineWith(EventsLive, () => false)
+        const first = Context.get(context, Engine)
+        const ctx = context as unknown as EngineContext
+        const rfqIds: Array<number> = []
+        for (let i = 0; i < 3; i++) {
+          const { rfqId } = yield* first.createRfq(callers.taker, yield* spreadRfqRequest(callers, legs))
+          yield* first.createQuote(callers.maker1, yield* quoteAtMark(ctx, rfqId, legs))
+          rfqIds.push(rfqId)
+        }
+        // A stream that holds every publication until the gate opens; how many wait at once.
+        const gate = yield* Deferred.make<void>()
+        let waiting = 0
+        const heard: Array<EngineEvent> = []
+        const held = Layer.effect(
+          Events,
+          Effect.map(Events, (inner) => ({
+            ...inner,
+            publish: (events: ReadonlyArray<EngineEvent>) =>
+              Effect.sync(() => waiting++).pipe(
+                Effect.zipRight(Deferred.await(gate)),
+                Effect.zipRight(Effect.sync(() => heard.push(...events))),
+                Effect.zipRight(inner.publish(events))
+              )
+          }))
+        ).pipe(Layer.provide(EventsLive))
+        const next = yield* sharedOwnerEngineOn(sql, venueAccounts, held)
+        const adopting = yield* Effect.fork(
+          Context.get(next as Context.Context<Recovery>, Recovery).adopt((id) => rfqIds.includes(id))
+        )
+        // One after the other, the second would never start while the first waits.
+        for (let tries = 0; waiting < rfqIds.length && tries < 500; tries++) yield* Effect.sleep(10)
+        assert.strictEqual(waiting, rfqIds.length, "every last step on its way at once")
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(adopting)
+        assert.sameMembers(
+          heard.map((e) => `${e.view.rfq.id}:${e.seq}`),
+          rfqIds.map((id) => `${id}:2`)
+        )
       })
   )
 })
