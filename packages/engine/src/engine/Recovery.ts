@@ -65,7 +65,7 @@ const make = Effect.gen(function* () {
         (rfqId) =>
           Effect.flatMap(actors.actorOf(rfqId), (found) =>
             Option.isSome(found)
-              ? found.value.mailbox.withPermits(1)(
+              ? found.value.mailbox.run(
                   Effect.map(actors.startFlush(found.value), (rest) => {
                     flushing.push(rest)
                   })
@@ -83,7 +83,7 @@ const make = Effect.gen(function* () {
       // `rfq/InheritedStep.ts`), all at once, waited for together at the end.
       const flushing: Array<Effect.Effect<void>> = []
       for (const actor of adopted) {
-        yield* actor.mailbox.withPermits(1)(
+        yield* actor.mailbox.run(
           Effect.flatMap(actors.startFlush(actor), (rest) => {
             flushing.push(rest)
             return actors.expireIfDue(actor)
@@ -92,7 +92,7 @@ const make = Effect.gen(function* () {
         yield* index.reindex(actor.state.rfq.id, actor.state.quotes)
         // Quotes a trip barred whose cancellation was lost (a crash, a missed notice) close now.
         yield* actor.mailbox
-          .withPermits(1)(closeStaleQuotes(mmp, access, actor))
+          .run(closeStaleQuotes(mmp, access, actor))
           .pipe(Effect.catchAllCause((cause) => Effect.logWarning("mmp: stale quotes not closed", cause)))
         if (actor.value === "open") {
           yield* access.scheduleExpiry(actor.state.rfq.id, actor.state.rfq.expiresAt)
@@ -104,7 +104,7 @@ const make = Effect.gen(function* () {
         }
       }
       const settling = adopted.filter((a) => a.value === "settling")
-      for (const actor of settling) yield* actor.mailbox.withPermits(1)(access.finishSettlement(actor))
+      for (const actor of settling) yield* actor.mailbox.run(access.finishSettlement(actor))
       if (ownership.shared) yield* closingStepsAgain(which, flushing)
       yield* Effect.all(flushing, { concurrency: "unbounded", discard: true })
       return { restored: adopted.length, reconciled: settling.length }

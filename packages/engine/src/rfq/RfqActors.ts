@@ -14,6 +14,7 @@ import {
   step
 } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
+import { Mailbox } from "./Mailbox.js"
 import { type LabelTaken, RfqStore, type StoredRfq } from "./RfqStore.js"
 import { inheritedStep, inherits } from "./InheritedStep.js"
 import { eventsOf, viewOf } from "./StepEvents.js"
@@ -48,7 +49,7 @@ import { eventsOf, viewOf } from "./StepEvents.js"
  * or behind, what is stored.
  */
 export class RfqActor {
-  readonly mailbox = Effect.unsafeMakeSemaphore(1)
+  readonly mailbox = new Mailbox()
   /** The last step's write may or may not have committed: reload before trusting the snapshot. */
   doubt = false
   /** What is left of the last step's publication; the next step waits for it (`Events.publishStep`). */
@@ -306,7 +307,7 @@ const make = Effect.gen(function* () {
       const actor = found.value
       // Under a wait profile only (free otherwise): the mailbox span's own time is the wait for it.
       return yield* mailboxSpan(
-        actor.mailbox.withPermits(1)(
+        actor.mailbox.run(
           commandSpan(
             Effect.gen(function* () {
               if (actor.doubt) yield* resolve(actor)
