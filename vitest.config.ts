@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { LongestFirst } from "./vitest.sequencer.js"
 
 // One run covers every package. The "source" export condition lets the packages import each
 // other's TypeScript sources directly, without a build step in between.
@@ -19,6 +20,8 @@ export default defineConfig({
     // The engine's project runs in the threads pool without isolation (packages/engine/vitest.config.ts);
     // every other project in the forks pool, each file in a fresh process.
     poolOptions: { threads: { isolate: false } },
-    reporters: ["default"]
+    reporters: ["default"],
+    // The longest files first, on a fresh clone too (vitest.sequencer.ts).
+    sequence: { sequencer: LongestFirst }
   }
 })
