@@ -1,9 +1,10 @@
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Option } from "effect"
 import { Mmp } from "../mmp/Mmp.js"
 import { closeStaleQuotes } from "../mmp/MmpEnforcer.js"
+import { inheritedStep } from "../rfq/InheritedStep.js"
 import { RfqActors } from "../rfq/RfqActors.js"
 import { RfqStore } from "../rfq/RfqStore.js"
-import { STEP_DEDUPE_WINDOW_MS } from "../services/Events.js"
+import { Events, STEP_DEDUPE_WINDOW_MS } from "../services/Events.js"
 import { ActiveQuotes } from "./ActiveQuotes.js"
 import { ActorAccess } from "./ActorAccess.js"
 import { Ownership } from "./Ownership.js"
@@ -37,7 +38,8 @@ export interface RecoveryService {
  * runs. An engine that shares ownership (several hosts) restores nothing at start: it adopts each
  * shard's RFQs when it acquires the shard (`cluster/ShardRecovery.ts`), each RFQ's last step
  * published again first, as a dead owner may have left it unpublished (`rfq/InheritedStep.ts`),
- * and so is the closing step of each of the shard's RFQs that closed within the last two minutes.
+ * and so is the closing step of each of the shard's RFQs that closed within the last two minutes,
+ * and the deletion of each deleted within them.
  */
 export class Recovery extends Context.Tag("rfq/Recovery")<Recovery, RecoveryService>() {}
 
@@ -48,12 +50,14 @@ const make = Effect.gen(function* () {
   const index = yield* ActiveQuotes
   const ownership = yield* Ownership
   const mmp = yield* Mmp
+  const events = yield* Events
 
   /**
    * The closing step of each RFQ `which` accepts that closed within the stream's duplicate window,
-   * published again: a dead owner may have answered a fill, a cancel or an expiry and died before
-   * that step reached the stream, and no live actor is restored for a closed RFQ. Within the window
-   * the stream keeps one copy, so one that did arrive is not heard twice.
+   * published again, and the delete step of each deleted within it: a dead owner may have answered
+   * a fill, a cancel, an expiry or a delete and died before that step reached the stream, and no
+   * live actor is restored for a closed RFQ. Within the window the stream keeps one copy, so one
+   * that did arrive is not heard twice.
    */
   const closingStepsAgain = (which: (rfqId: number) => boolean, flushing: Array<Effect.Effect<void>>) =>
     Effect.gen(function* () {
@@ -74,6 +78,13 @@ const make = Effect.gen(function* () {
           ),
         { concurrency: 16, discard: true }
       )
+      // A deleted RFQ has no actor to load (every read and command answers "rfq not found"): its
+      // delete step is rebuilt from the event log and published as the RFQ's inheritance would be.
+      const deleted = (yield* store.deletedSince(since)).filter((stored) => which(stored.state.rfq.id))
+      for (const stored of deleted) {
+        const publishing = inheritedStep(store, events, stored.value, stored.state, stored.seq)
+        flushing.push(Fiber.join(yield* Effect.forkDaemon(publishing)))
+      }
     })
 
   const adopt = (which: (rfqId: number) => boolean) =>
@@ -123,5 +134,5 @@ const make = Effect.gen(function* () {
 export const RecoveryLive: Layer.Layer<
   Recovery,
   never,
-  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp
+  RfqStore | RfqActors | ActorAccess | ActiveQuotes | Ownership | Mmp | Events
 > = Layer.effect(Recovery, make)

@@ -1,10 +1,5 @@
 import { Effect, Option } from "effect"
-import {
-  type EngineEvent,
-  type EventsService,
-  STEP_DEDUPE_WINDOW_MS,
-  type Unpublished
-} from "../services/Events.js"
+import { type EngineEvent, type EventsService, STEP_DEDUPE_WINDOW_MS } from "../services/Events.js"
 import type { RfqStateValue } from "./RfqMachine.js"
 import type { RfqState } from "./RfqRecord.js"
 import type { RfqStoreService, StoredRfq } from "./RfqStore.js"
@@ -33,7 +28,7 @@ export const inheritedStep = (
   value: RfqStateValue,
   state: RfqState,
   seq: number
-): Unpublished =>
+): Effect.Effect<void> =>
   Effect.flatMap(
     Effect.suspend(() => lastStepEvents(store, value, state, seq)),
     events.publish

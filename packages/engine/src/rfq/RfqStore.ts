@@ -107,6 +107,11 @@ export interface RfqStoreService {
   readonly loadLive: Effect.Effect<ReadonlyArray<StoredRfq>>
   /** The ids of the RFQs closed at or after `at` (unix ms), unless deleted, in id order. */
   readonly closedSince: (at: number) => Effect.Effect<ReadonlyArray<number>>
+  /**
+   * The RFQs deleted at or after `at` (unix ms), in id order, each as its delete step left it
+   * (state value `deleted`): for a take-over to publish that step again.
+   */
+  readonly deletedSince: (at: number) => Effect.Effect<ReadonlyArray<StoredRfq>>
   /** Any RFQ by id (closed ones with their trade), unless deleted. */
   readonly load: (rfqId: number) => Effect.Effect<Option.Option<StoredRfq>>
   /**

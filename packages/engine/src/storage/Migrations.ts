@@ -10,6 +10,7 @@ import { mmpSchema } from "./migrations/0005_mmp.js"
 import { quoteExpiryAndTapeSchema } from "./migrations/0006_quote_expiry_and_tape.js"
 import { stepGuardOnEventsSchema } from "./migrations/0007_step_guard_on_events.js"
 import { recentlyClosedSchema } from "./migrations/0008_recently_closed.js"
+import { recentlyDeletedSchema } from "./migrations/0009_recently_deleted.js"
 import { lockSchemaStartup } from "./StartupLock.js"
 
 /**
@@ -24,7 +25,8 @@ export const migrationScripts: Readonly<Record<string, string>> = {
   "0005_mmp": mmpSchema,
   "0006_quote_expiry_and_tape": quoteExpiryAndTapeSchema,
   "0007_step_guard_on_events": stepGuardOnEventsSchema,
-  "0008_recently_closed": recentlyClosedSchema
+  "0008_recently_closed": recentlyClosedSchema,
+  "0009_recently_deleted": recentlyDeletedSchema
 }
 
 export const migrationsTable = "rfq_schema_migrations"

@@ -274,6 +274,15 @@ export const makeSqlRfqStoreWith = (
       return rows.map((r) => Number(r.id))
     }, waitSpan("RfqStore.closedSince"))
 
+    // Found by the partial index of deleted RFQs (0009_recently_deleted); loaded as any RFQ is,
+    // deleted rows included, and given the machine's final state (the row keeps its status).
+    const deletedSince = Effect.fnUntraced(function* (at: number) {
+      const found = yield* loadWhere(
+        sql`r.deleted_at >= ${at} AND r.deleted_at IS NOT NULL AND r.status <> 'draft'`
+      ).pipe(Effect.orDie)
+      return found.map((stored): StoredRfq => ({ ...stored, value: "deleted" }))
+    }, waitSpan("RfqStore.deletedSince"))
+
     const lastEvent = Effect.fnUntraced(function* (rfqId: number) {
       const rows = yield* sql<{ seq: number; payload: string }>`
         SELECT seq, payload::text AS payload FROM rfq_events WHERE rfq_id = ${rfqId}
@@ -390,6 +399,7 @@ export const makeSqlRfqStoreWith = (
       load,
       lastEvent,
       closedSince,
+      deletedSince,
       list,
       listQuotes,
       quotesOf,

@@ -48,7 +48,7 @@ const quotedThenTakenBy = (owns: (rfqId: number) => boolean, validForMs?: number
     )
     const heard: Array<EngineEvent> = []
     const next = yield* sharedOwnerEngineOn(sql, venueAccounts, recordingEvents(heard), owns)
-    return { rfqId, rfqQuoteId, callers, heard, ctx, next, first }
+    return { rfqId, rfqQuoteId, callers, heard, ctx, next, first, sql }
   })
 
 /** Maker-2 quotes through the second engine: heard are the lost step (maker-1's quote), then its own. */
@@ -124,6 +124,42 @@ describe("the last step an engine inherits from storage", () => {
         (heard.find((e) => e.type === "quote") as { quote: { id: number; status: string } }).quote.status,
         "filled"
       )
+    })
+  )
+
+  it.scopedLive("a take-over publishes the deletion of an RFQ deleted lately, and nothing of it before", () =>
+    Effect.gen(function* () {
+      const { rfqId, callers, heard, next, first } = yield* quotedThenTakenBy(() => true)
+      // The dead owner's cancel and delete: both answered, neither step published.
+      yield* first.cancelRfq(callers.taker, rfqId)
+      yield* first.deleteRfq(callers.taker, rfqId)
+      const recovery = Context.get(next as Context.Context<Recovery>, Recovery)
+      yield* recovery.adopt((id) => id !== rfqId)
+      assert.deepStrictEqual(heard, [])
+      yield* recovery.adopt((id) => id === rfqId)
+      // The delete step (4, after the create, the quote and the cancel), with the RFQ as it was.
+      assert.deepStrictEqual(
+        heard.map((e) => [e.type, e.event, e.seq, e.view.rfq.id, e.view.status]),
+        [["rfq", "deleted", 4, rfqId, "cancelled"]]
+      )
+      // Still gone for every read and command on the engine that published it.
+      const engine = Context.get(next, Engine)
+      const read = yield* Effect.flip(engine.getRfq(callers.taker, rfqId))
+      assert.strictEqual(read.message, "rfq not found")
+    })
+  )
+
+  it.scopedLive("a deletion older than the duplicate window is not published again", () =>
+    Effect.gen(function* () {
+      const { rfqId, callers, heard, next, first, sql } = yield* quotedThenTakenBy(() => true)
+      yield* first.cancelRfq(callers.taker, rfqId)
+      yield* first.deleteRfq(callers.taker, rfqId)
+      // Deleted (and cancelled) just over the window ago: the stream has let go of its copy.
+      const back = STEP_DEDUPE_WINDOW_MS + 1_000
+      yield* sql`UPDATE rfqs SET deleted_at = deleted_at - ${back}, closed_at = closed_at - ${back}
+        WHERE id = ${rfqId}`
+      yield* Context.get(next as Context.Context<Recovery>, Recovery).adopt((id) => id === rfqId)
+      assert.deepStrictEqual(heard, [])
     })
   )
 
