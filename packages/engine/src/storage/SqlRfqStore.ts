@@ -5,14 +5,11 @@ import { Clock, Effect, Layer, Option } from "effect"
 import type { QuoteRecord, RfqRecord, RfqState } from "../rfq/RfqRecord.js"
 import {
   LabelTaken,
-  type QuoteListFilter,
   RequestIdTaken,
-  type RfqListFilter,
   RfqStore,
   type RfqStoreService,
   type StoredRfq
 } from "../rfq/RfqStore.js"
-import { ownQuotesWhere, visibleRfqsWhere } from "../rfq/Visibility.js"
 import { waitSpan } from "../services/WaitProbe.js"
 import {
   quoteDocument,
@@ -26,6 +23,7 @@ import {
 import { directRun, placeholders, StatementShapes } from "./DirectSql.js"
 import { makeIdBlocks } from "./IdBlocks.js"
 import { makeStepWriter } from "./RfqStepWriter.js"
+import { type DocRow, makeRfqReads, readAll } from "./SqlRfqReads.js"
 import { makeTradeTape } from "./SqlTradeTape.js"
 import { isLabelTaken, isRequestIdTaken } from "./SqlErrors.js"
 
@@ -42,29 +40,9 @@ import { isLabelTaken, isRequestIdTaken } from "./SqlErrors.js"
  * label): their violations are typed failures (`RequestIdTaken`, `LabelTaken`), definite outcomes.
  *
  * Over 300 lines on purpose: the one implementation of `RfqStore`; its row mapping is in
- * RfqRows.ts and the step writes in RfqStepWriter.ts.
+ * RfqRows.ts, the step writes in RfqStepWriter.ts, the lists and single-row reads in
+ * SqlRfqReads.ts and the public tape in SqlTradeTape.ts.
  */
-
-type DocRow = { readonly doc: string }
-
-/** Reads each row's document; a row the reader rejects is a defect (corrupt data or a bug). */
-const readAll =
-  <A>(read: (text: unknown) => A) =>
-  (rows: ReadonlyArray<DocRow>): Effect.Effect<ReadonlyArray<A>> =>
-    Effect.sync(() => rows.map((row) => read(row.doc)))
-
-/** A status of the list filter as the `rfqs.status` values it stands for. */
-const dbStatusesOf = (status: string): ReadonlyArray<string> => {
-  switch (status) {
-    case "traded":
-      return ["filled", "filledPartial"]
-    case "open":
-      // An RFQ mid-settlement is open to clients.
-      return ["open", "trading"]
-    default:
-      return [status]
-  }
-}
 
 const LEG_COLUMNS = 9
 const MAKER_COLUMNS = 3
@@ -306,87 +284,6 @@ export const makeSqlRfqStoreWith = (
         : Option.some({ rfqId: Number(row.rfqId), bodyHash: row.bodyHash ?? "" })
     }, waitSpan("RfqStore.findByRequestId"))
 
-    const list = Effect.fnUntraced(function* (filter: RfqListFilter) {
-      const where: Array<Fragment> = [
-        sql`r.deleted_at IS NULL`,
-        sql`r.status <> 'draft'`,
-        visibleRfqsWhere(sql, filter)
-      ]
-      if (filter.statuses !== undefined && filter.statuses.length > 0) {
-        where.push(sql`r.status IN ${sql.in([...new Set(filter.statuses.flatMap(dbStatusesOf))])}`)
-      }
-      if (filter.baseCurrency !== undefined) where.push(sql`r.base_currency = ${filter.baseCurrency}`)
-      if (filter.startTime !== undefined) where.push(sql`r.created_at > ${filter.startTime}`)
-      if (filter.endTime !== undefined) where.push(sql`r.created_at < ${filter.endTime}`)
-      const page =
-        filter.after === undefined
-          ? where
-          : [...where, sql`(r.created_at, r.id) < (${filter.after.createdAt}, ${filter.after.id})`]
-      const [counted, rows] = yield* Effect.all(
-        [
-          sql<{ total: number }>`SELECT count(*) AS total FROM rfqs r WHERE ${sql.and(where)}`,
-          sql<{ id: number }>`SELECT r.id FROM rfqs r WHERE ${sql.and(page)}
-          ORDER BY r.created_at DESC, r.id DESC LIMIT ${filter.limit}`
-        ],
-        { concurrency: "unbounded" }
-      ).pipe(Effect.orDie)
-      return { total: Number(counted[0]?.total ?? 0), ids: rows.map((r) => Number(r.id)) }
-    }, waitSpan("RfqStore.list"))
-
-    const listQuotes = Effect.fnUntraced(function* (filter: QuoteListFilter) {
-      const where: Array<Fragment> = [ownQuotesWhere(sql, filter.makerDeskId)]
-      if (filter.rfqId !== undefined) where.push(sql`q.rfq_id = ${filter.rfqId}`)
-      if (filter.startTime !== undefined) where.push(sql`q.created_at > ${filter.startTime}`)
-      if (filter.endTime !== undefined) where.push(sql`q.created_at < ${filter.endTime}`)
-      const page =
-        filter.after === undefined
-          ? where
-          : [...where, sql`(q.created_at, q.id) < (${filter.after.createdAt}, ${filter.after.id})`]
-      const [counted, rows] = yield* Effect.all(
-        [
-          sql<{ total: number }>`SELECT count(*) AS total FROM quotes q WHERE ${sql.and(where)}`,
-          Effect.flatMap(
-            sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE ${sql.and(page)}
-            ORDER BY q.created_at DESC, q.id DESC LIMIT ${filter.limit}`,
-            readAll(readQuote)
-          )
-        ],
-        { concurrency: "unbounded" }
-      ).pipe(Effect.orDie)
-      return { total: Number(counted[0]?.total ?? 0), quotes: rows }
-    }, waitSpan("RfqStore.listQuotes"))
-
-    const quotesOf = Effect.fnUntraced(function* (rfqId: number) {
-      return yield* Effect.flatMap(
-        sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE q.rfq_id = ${rfqId} ORDER BY q.id`,
-        readAll(readQuote)
-      ).pipe(Effect.orDie)
-    }, waitSpan("RfqStore.quotesOf"))
-
-    const quote = Effect.fnUntraced(function* (id: number) {
-      const rows = yield* Effect.flatMap(
-        sql<DocRow>`SELECT ${sql.literal(quoteDocument)} FROM quotes q WHERE q.id = ${id}`,
-        readAll(readQuote)
-      ).pipe(Effect.orDie)
-      return Option.fromNullable(rows[0])
-    }, waitSpan("RfqStore.quote"))
-
-    const rfqOfQuote = Effect.fnUntraced(function* (id: number) {
-      const rows = yield* sql<{
-        rfqId: number | string
-      }>`SELECT rfq_id AS "rfqId" FROM quotes WHERE id = ${id}`.pipe(Effect.orDie)
-      return Option.map(Option.fromNullable(rows[0]), (row) => Number(row.rfqId))
-    }, waitSpan("RfqStore.rfqOfQuote"))
-
-    const trades = Effect.fnUntraced(function* (rfqId: number) {
-      const rows = yield* Effect.flatMap(
-        sql<DocRow>`SELECT ${sql.literal(tradeDocument)} FROM trades t JOIN quotes q ON q.id = t.quote_id
-        WHERE t.rfq_id = ${rfqId} AND t.status <> 'failed'`,
-        readAll(readTrade)
-      ).pipe(Effect.orDie)
-      return Option.fromNullable(rows[0])
-    }, waitSpan("RfqStore.trades"))
-
     return {
       nextRfqId: ids.rfqs,
       nextQuoteId: ids.quotes,
@@ -400,12 +297,7 @@ export const makeSqlRfqStoreWith = (
       lastEvent,
       closedSince,
       deletedSince,
-      list,
-      listQuotes,
-      quotesOf,
-      quote,
-      rfqOfQuote,
-      trades,
+      ...makeRfqReads(sql),
       ...makeTradeTape(sql)
     } satisfies RfqStoreService
   })
