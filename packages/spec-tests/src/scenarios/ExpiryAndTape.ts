@@ -1,6 +1,7 @@
 import { expect } from "vitest"
 import { createRfq, getRfq, quoteBody, rfqBody, sleep, split, trade } from "../Fixtures.js"
-import { expectRpcError, openRpcSession, withRpcSession } from "../RpcSession.js"
+import { expectRpcError } from "../RpcExpect.js"
+import { openRpcSession, withRpcSession } from "../RpcSession.js"
 import { group, scenario } from "../Scenario.js"
 import { expectError, expectOk } from "../Shapes.js"
 import { makerIds, type World } from "../World.js"

@@ -1,6 +1,7 @@
 import { expect } from "vitest"
 import { quoteBody } from "../Fixtures.js"
-import { expectRpcError, withRpcSession } from "../RpcSession.js"
+import { expectRpcError } from "../RpcExpect.js"
+import { withRpcSession } from "../RpcSession.js"
 import { group, scenario } from "../Scenario.js"
 import { expectOk } from "../Shapes.js"
 import { futuresBody, PERPETUAL } from "./Futures.js"

@@ -1,6 +1,7 @@
 import { expect } from "vitest"
 import { createRfq, quoteBody, rfqBody, sleep, trade } from "../Fixtures.js"
-import { expectRpcError, openRpcSession, type RpcSession, withRpcSession } from "../RpcSession.js"
+import { expectRpcError } from "../RpcExpect.js"
+import { openRpcSession, type RpcSession, withRpcSession } from "../RpcSession.js"
 import { group, scenario } from "../Scenario.js"
 import { expectError, expectOk } from "../Shapes.js"
 import type { World } from "../World.js"

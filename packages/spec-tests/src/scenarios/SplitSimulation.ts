@@ -1,6 +1,7 @@
 import { expect } from "vitest"
 import { createRfq, farOption, getRfq, type RfqBody } from "../Fixtures.js"
-import { expectRpcError, withRpcSession } from "../RpcSession.js"
+import { expectRpcError } from "../RpcExpect.js"
+import { withRpcSession } from "../RpcSession.js"
 import { group, scenario } from "../Scenario.js"
 import { expectError, expectOk } from "../Shapes.js"
 import type { World } from "../World.js"

@@ -40,3 +40,36 @@ export const relativeImports = (file: string): Array<string> => {
   }
   return out
 }
+
+/** The statements of a file that load a module when it runs: `import type` / `export type` left out. */
+const runtimeSpecifiers = (file: string): Array<string> => {
+  const text = readFileSync(file, "utf8")
+  const out: Array<string> = []
+  for (const m of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)(?!\s+type\b)\b[^;"']*?from\s+["']([^"']+)["']/g
+  ))
+    out.push(m[1]!)
+  for (const m of text.matchAll(/(?:^|\n)\s*import\s+["']([^"']+)["']/g)) out.push(m[1]!)
+  for (const m of text.matchAll(/import\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1]!)
+  return out
+}
+
+/**
+ * Every source file `entry` loads when it runs, by relative path (type-only imports left out), with
+ * the bare package names each of them imports.
+ */
+export const runtimeClosure = (entry: string): Map<string, Array<string>> => {
+  const packagesOf = new Map<string, Array<string>>()
+  const queue = [resolve(entry)]
+  while (queue.length > 0) {
+    const file = queue.shift()!
+    if (packagesOf.has(file)) continue
+    const bare: Array<string> = []
+    packagesOf.set(file, bare)
+    for (const spec of runtimeSpecifiers(file)) {
+      if (spec.startsWith(".")) queue.push(resolve(dirname(file), spec.replace(/\.js$/, ".ts")))
+      else bare.push(spec)
+    }
+  }
+  return packagesOf
+}
