@@ -4,6 +4,7 @@ import { Effect, Option } from "effect"
 import type { QuoteListFilter, RfqListFilter } from "../rfq/RfqStore.js"
 import { ownQuotesWhere, visibleRfqsWhere } from "../rfq/Visibility.js"
 import { waitSpan } from "../services/WaitProbe.js"
+import { windowAndPage } from "./ListWindow.js"
 import { quoteDocument, readQuote, readTrade, tradeDocument } from "./RfqRows.js"
 
 /**
@@ -45,12 +46,7 @@ export const makeRfqReads = (sql: SqlClient.SqlClient) => {
       where.push(sql`r.status IN ${sql.in([...new Set(filter.statuses.flatMap(dbStatusesOf))])}`)
     }
     if (filter.baseCurrency !== undefined) where.push(sql`r.base_currency = ${filter.baseCurrency}`)
-    if (filter.startTime !== undefined) where.push(sql`r.created_at > ${filter.startTime}`)
-    if (filter.endTime !== undefined) where.push(sql`r.created_at < ${filter.endTime}`)
-    const page =
-      filter.after === undefined
-        ? where
-        : [...where, sql`(r.created_at, r.id) < (${filter.after.createdAt}, ${filter.after.id})`]
+    const page = windowAndPage(sql, "r", filter, where)
     const [counted, rows] = yield* Effect.all(
       [
         sql<{ total: number }>`SELECT count(*) AS total FROM rfqs r WHERE ${sql.and(where)}`,
@@ -65,12 +61,7 @@ export const makeRfqReads = (sql: SqlClient.SqlClient) => {
   const listQuotes = Effect.fnUntraced(function* (filter: QuoteListFilter) {
     const where: Array<Fragment> = [ownQuotesWhere(sql, filter.makerDeskId)]
     if (filter.rfqId !== undefined) where.push(sql`q.rfq_id = ${filter.rfqId}`)
-    if (filter.startTime !== undefined) where.push(sql`q.created_at > ${filter.startTime}`)
-    if (filter.endTime !== undefined) where.push(sql`q.created_at < ${filter.endTime}`)
-    const page =
-      filter.after === undefined
-        ? where
-        : [...where, sql`(q.created_at, q.id) < (${filter.after.createdAt}, ${filter.after.id})`]
+    const page = windowAndPage(sql, "q", filter, where)
     const [counted, rows] = yield* Effect.all(
       [
         sql<{ total: number }>`SELECT count(*) AS total FROM quotes q WHERE ${sql.and(where)}`,

@@ -3,6 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Option } from "effect"
 import type { PrintedTrade, TapeFilter, ListPosition } from "../rfq/RfqStore.js"
 import { waitSpan } from "../services/WaitProbe.js"
+import { windowAndPage } from "./ListWindow.js"
 import { quoteDocument, readQuote, readRfq, readTrade, rfqDocument, tradeDocument } from "./RfqRows.js"
 
 /**
@@ -21,12 +22,7 @@ export const makeTradeTape = (sql: SqlClient.SqlClient) => {
   const publicTrades = Effect.fnUntraced(function* (filter: TapeFilter) {
     const where: Array<Fragment> = [printed]
     if (filter.baseCurrency !== undefined) where.push(sql`rb.base_currency = ${filter.baseCurrency}`)
-    if (filter.startTime !== undefined) where.push(sql`t.created_at > ${filter.startTime}`)
-    if (filter.endTime !== undefined) where.push(sql`t.created_at < ${filter.endTime}`)
-    const page =
-      filter.after === undefined
-        ? where
-        : [...where, sql`(t.created_at, t.id) < (${filter.after.createdAt}, ${filter.after.id})`]
+    const page = windowAndPage(sql, "t", filter, where)
     // The documents' own aliases (`r`, `q`) live inside their subqueries; the outer RFQ is `rb`.
     const [counted, rows] = yield* Effect.all(
       [
